@@ -1,0 +1,120 @@
+"""Schema and housekeeping: constraints, indexes, status and reset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import Driver
+
+from incident_graph.schema.entity_types import ENTITY_TYPES
+
+CASE_TEXT_INDEX = "case_text"
+ENTITY_NAME_INDEX = "entity_names"
+
+# Uniqueness constraints come from the neomodel classes (unique_index=True); these are the rest.
+INDEX_STATEMENTS = (
+    "CREATE FULLTEXT INDEX case_text IF NOT EXISTS FOR (c:Case) "
+    "ON EACH [c.title, c.text, c.detection, c.lessons]",
+    "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS "
+    "FOR (e:Symptom|RootCause|Component|ContributingFactor|Organisation) ON EACH [e.name, e.description]",
+    "CREATE RANGE INDEX case_published IF NOT EXISTS FOR (c:Case) ON (c.published_on)",
+    "CREATE RANGE INDEX case_content_hash IF NOT EXISTS FOR (c:Case) ON (c.content_hash)",
+)
+
+INCIDENT_LABELS = ("Case", *(entity_type.label for entity_type in ENTITY_TYPES))
+
+
+@dataclass(frozen=True)
+class GraphStatus:
+    uri: str
+    neo4j_version: str
+    edition: str
+    constraints: list[dict[str, object]]
+    indexes: list[dict[str, object]]
+    nodes: dict[str, int]
+    relationships: dict[str, int]
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "uri": self.uri,
+            "neo4j_version": self.neo4j_version,
+            "edition": self.edition,
+            "constraints": self.constraints,
+            "indexes": self.indexes,
+            "nodes": self.nodes,
+            "relationships": self.relationships,
+        }
+
+
+def install_schema(driver: Driver) -> None:
+    """Idempotent: every statement is IF NOT EXISTS."""
+    from neomodel import db
+
+    from incident_graph.graph.connection import bind_neomodel
+    from incident_graph.schema import models  # noqa: F401  (registers the node classes)
+
+    bind_neomodel(driver)
+    for node_class in models.NODE_CLASSES:
+        db.install_labels(node_class)
+    for statement in INDEX_STATEMENTS:
+        driver.execute_query(statement)
+    driver.execute_query("CALL db.awaitIndexes(300)")
+
+
+def graph_status(driver: Driver, uri: str) -> GraphStatus:
+    component = driver.execute_query(
+        "CALL dbms.components() YIELD versions, edition RETURN versions[0] AS version, edition"
+    ).records[0]
+    constraints = [
+        {"name": r["name"], "type": r["type"], "labels": r["labelsOrTypes"], "properties": r["properties"]}
+        for r in driver.execute_query(
+            "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties RETURN * ORDER BY name"
+        ).records
+    ]
+    indexes = [
+        {"name": r["name"], "type": r["type"], "labels": r["labelsOrTypes"],
+         "properties": r["properties"], "state": r["state"]}
+        for r in driver.execute_query(
+            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state "
+            "WHERE type <> 'LOOKUP' RETURN * ORDER BY name"
+        ).records
+    ]
+    nodes = {
+        r["label"]: r["count"]
+        for r in driver.execute_query(
+            "UNWIND $labels AS label "
+            "CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS count } "
+            "RETURN label, count",
+            labels=list(INCIDENT_LABELS),
+        ).records
+    }
+    relationships = {
+        r["type"]: r["count"]
+        for r in driver.execute_query(
+            "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS count ORDER BY type"
+        ).records
+    }
+    return GraphStatus(
+        uri=uri,
+        neo4j_version=component["version"],
+        edition=component["edition"],
+        constraints=constraints,
+        indexes=indexes,
+        nodes=nodes,
+        relationships=relationships,
+    )
+
+
+def reset_data(driver: Driver) -> int:
+    """Delete every incident node and relationship; constraints and indexes stay."""
+    deleted = 0
+    while True:
+        # Batches keep the transaction small on a large graph.
+        count = driver.execute_query(
+            "MATCH (n) WHERE any(label IN labels(n) WHERE label IN $labels) "
+            "WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS deleted",
+            labels=list(INCIDENT_LABELS),
+        ).records[0]["deleted"]
+        deleted += count
+        if count == 0:
+            return deleted

@@ -1,0 +1,60 @@
+"""The one place that opens connections to Neo4j: the driver, and neomodel on top of it."""
+
+from __future__ import annotations
+
+from neo4j import Driver, GraphDatabase
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from incident_graph.config import Settings
+
+
+class GraphUnavailable(RuntimeError):
+    """Neo4j cannot be reached or refused our credentials."""
+
+
+def open_driver(settings: Settings, acquisition_timeout: float = 60.0) -> Driver:
+    return GraphDatabase.driver(
+        settings.uri,
+        auth=(settings.user, settings.password),
+        connection_timeout=5.0,
+        # Bounds the Bolt handshake too: a port that accepts but never speaks Bolt fails fast.
+        connection_acquisition_timeout=acquisition_timeout,
+        max_transaction_retry_time=15.0,
+    )
+
+
+def connect(settings: Settings) -> Driver:
+    """A driver that has proven it can talk to the server, and neomodel bound to it."""
+    driver = open_driver(settings)
+    try:
+        driver.verify_connectivity()
+    except AuthError as error:
+        driver.close()
+        raise GraphUnavailable(
+            f"Neo4j at {settings.uri} refused user {settings.user!r}: check NEO4J_USER/NEO4J_PASSWORD."
+        ) from error
+    except (ServiceUnavailable, OSError) as error:
+        driver.close()
+        raise GraphUnavailable(
+            f"No Neo4j answers at {settings.uri}: start one with `incident-graph neo4j start` "
+            "or `docker compose up neo4j`, or set NEO4J_URI."
+        ) from error
+    bind_neomodel(driver)
+    return driver
+
+
+def bind_neomodel(driver: Driver) -> None:
+    from neomodel import db
+
+    db.set_connection(driver=driver)
+
+
+def server_answers(settings: Settings) -> bool:
+    driver = open_driver(settings, acquisition_timeout=3.0)
+    try:
+        driver.verify_connectivity()
+        return True
+    except Exception:  # any failure means "not usable by us"
+        return False
+    finally:
+        driver.close()

@@ -1,0 +1,165 @@
+"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterable
+
+from neo4j import Driver, ManagedTransaction
+
+from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.records import ExtractedCase, Mention
+from incident_graph.schema.taxonomy import Concept
+
+RELATIONSHIP_TYPES = [entity_type.relationship for entity_type in ENTITY_TYPES]
+
+# Labels and relationship types cannot be parameters in Cypher; these statements are built once
+# from the closed set in schema.entity_types, never from input.
+LINK_STATEMENTS: dict[str, str] = {
+    entity_type.label: (
+        "MATCH (c:Case {case_id: $case_id}) "
+        "UNWIND $links AS link "
+        f"MERGE (e:{entity_type.label} {{name: link.name}}) "
+        "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
+        f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
+        "SET r = link.evidence"
+    )
+    for entity_type in ENTITY_TYPES
+}
+
+CONCEPT_STATEMENTS: dict[str, str] = {
+    entity_type.label: (
+        "UNWIND $concepts AS concept "
+        f"MERGE (e:{entity_type.label} {{name: concept.name}}) "
+        "SET e.aliases = concept.aliases, e.description = concept.description, e.known = 'taxonomy' "
+        "WITH e, concept WHERE concept.broader IS NOT NULL "
+        f"MERGE (b:{entity_type.label} {{name: concept.broader}}) "
+        "MERGE (e)-[:BROADER]->(b)"
+    )
+    for entity_type in ENTITY_TYPES
+}
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    case_id: str
+    action: str  # added, updated, skipped
+
+
+def stored_hash(tx: ManagedTransaction, case_id: str) -> str | None:
+    record = tx.run(
+        "MATCH (c:Case {case_id: $case_id}) RETURN c.content_hash AS hash", case_id=case_id
+    ).single()
+    return record["hash"] if record else None
+
+
+def case_properties(case: ExtractedCase) -> dict[str, object]:
+    return {
+        "case_id": case.case_id,
+        "title": case.title,
+        "source": case.source,
+        "published": case.published,
+        "published_on": case.published_on,
+        "text": case.text,
+        "detection": case.detection,
+        "remediation": list(case.remediation),
+        "lessons": case.lessons,
+        "layout": case.layout,
+        "content_hash": case.content_hash,
+        "ingested_at": datetime.now(timezone.utc),
+    }
+
+
+def strongest_mentions(mentions: Iterable[Mention]) -> list[Mention]:
+    """One edge per (case, entity): keep the most confident mention, the first on ties."""
+    best: dict[str, Mention] = {}
+    for mention in mentions:
+        current = best.get(mention.name)
+        if current is None or mention.confidence > current.confidence:
+            best[mention.name] = mention
+    return list(best.values())
+
+
+def link_parameters(mention: Mention) -> dict[str, object]:
+    return {
+        "name": mention.name,
+        "aliases": list(mention.aliases),
+        "description": mention.description,
+        "known": "taxonomy" if mention.known else "extracted",
+        "evidence": {
+            "sentence": mention.sentence,
+            "mention": mention.mention,
+            "start": mention.start,
+            "end": mention.end,
+            "method": mention.method,
+            "confidence": mention.confidence,
+            "section": mention.section,
+        },
+    }
+
+
+def replace_case(tx: ManagedTransaction, case: ExtractedCase) -> str:
+    """Write a case and its links; an existing case loses its old links first."""
+    previous = stored_hash(tx, case.case_id)
+    if previous == case.content_hash:
+        return "skipped"
+    tx.run(
+        "MERGE (c:Case {case_id: $case_id}) "
+        "WITH c OPTIONAL MATCH (c)-[r]->() WHERE type(r) IN $relationship_types DELETE r",
+        case_id=case.case_id,
+        relationship_types=RELATIONSHIP_TYPES,
+    ).consume()
+    tx.run("MATCH (c:Case {case_id: $case_id}) SET c = $properties",
+           case_id=case.case_id, properties=case_properties(case)).consume()
+    for entity_type in ENTITY_TYPES:
+        links = [link_parameters(m) for m in strongest_mentions(case.mentions_of(entity_type.label))]
+        if links:
+            tx.run(LINK_STATEMENTS[entity_type.label], case_id=case.case_id, links=links).consume()
+    remove_orphaned_extracted_entities(tx)
+    return "updated" if previous is not None else "added"
+
+
+def remove_orphaned_extracted_entities(tx: ManagedTransaction) -> None:
+    """Entities that came from a write-up (not the taxonomy) go when no case mentions them."""
+    tx.run(
+        "MATCH (e) WHERE e.known = 'extracted' AND NOT (e)<--(:Case) AND NOT (e)<-[:BROADER]-() "
+        "DETACH DELETE e"
+    ).consume()
+
+
+def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
+    """One managed transaction per case: all of it lands or none of it does; transient errors retry."""
+    with driver.session() as session:
+        action = session.execute_write(replace_case, case)
+    return WriteOutcome(case.case_id, action)
+
+
+def delete_case(driver: Driver, case_id: str) -> bool:
+    def delete(tx: ManagedTransaction) -> bool:
+        record = tx.run(
+            "MATCH (c:Case {case_id: $case_id}) DETACH DELETE c RETURN count(*) AS deleted", case_id=case_id
+        ).single()
+        remove_orphaned_extracted_entities(tx)
+        return bool(record and record["deleted"])
+
+    with driver.session() as session:
+        return session.execute_write(delete)
+
+
+def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
+    """Write every taxonomy concept and its broader link; MERGE makes reruns change nothing."""
+    by_label: dict[str, list[dict[str, object]]] = {}
+    for concept in concepts:
+        by_label.setdefault(concept.type, []).append(
+            {"name": concept.name, "aliases": list(concept.synonyms),
+             "description": concept.description, "broader": concept.broader}
+        )
+
+    def write(tx: ManagedTransaction) -> None:
+        for label, rows in by_label.items():
+            tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume()
+
+    with driver.session() as session:
+        session.execute_write(write)
+

@@ -1,0 +1,71 @@
+"""Plain records passed from extraction to the graph: the contract between ingest/ and graph/."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import date
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One entity found in a write-up, with the evidence behind it."""
+
+    type: str  # entity label: Symptom, RootCause, Component, ContributingFactor, Organisation
+    name: str  # canonical name
+    mention: str  # text as written
+    sentence: str
+    start: int  # character offsets into ExtractedCase.text
+    end: int
+    confidence: float
+    method: str  # section, cue, taxonomy, new-entity, metadata
+    section: str = ""
+    broader: str | None = None
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+    known: bool = True  # False for a mention the taxonomy does not know
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "mention": self.mention,
+            "sentence": self.sentence,
+            "start": self.start,
+            "end": self.end,
+            "confidence": round(self.confidence, 3),
+        }
+
+
+@dataclass(frozen=True)
+class ExtractedCase:
+    case_id: str
+    title: str
+    source: str
+    text: str
+    published: str | None = None
+    layout: str = "free-form"
+    detection: str = ""
+    remediation: tuple[str, ...] = ()
+    lessons: str = ""
+    mentions: tuple[Mention, ...] = field(default_factory=tuple)
+
+    @property
+    def published_on(self) -> date | None:
+        if not self.published:
+            return None
+        parts = [int(part) for part in self.published.split("-")]
+        return date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+
+    @property
+    def content_hash(self) -> str:
+        """Changes when the write-up or what was extracted from it changes."""
+        payload = json.dumps(
+            {"case": {k: v for k, v in asdict(self).items() if k != "mentions"},
+             "mentions": [asdict(m) for m in self.mentions]},
+            sort_keys=True, default=str,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def mentions_of(self, label: str) -> list[Mention]:
+        return [mention for mention in self.mentions if mention.type == label]

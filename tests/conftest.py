@@ -1,0 +1,77 @@
+"""Fixtures that give every test a real Neo4j.
+
+Which server, in this order: NEO4J_URI set, then that one; a Docker daemon answers, then
+testcontainers' Neo4j module; otherwise the managed local server (incident-graph neo4j start)
+on its own port and state folder, stopped again when the session ends.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from neo4j import Driver
+
+from incident_graph.config import Settings
+from incident_graph.graph import server
+from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.connection import connect
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_PASSWORD = "incident-graph-tests"
+TEST_PORT = int(os.environ.get("INCIDENT_GRAPH_TEST_PORT", "17687"))
+
+
+def docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Iterator[Settings]:
+    if os.environ.get("NEO4J_URI"):
+        yield Settings.from_env()
+        return
+    if docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26-community", password=TEST_PASSWORD) as container:
+            yield Settings.from_env(
+                uri=container.get_connection_url(), user="neo4j", password=TEST_PASSWORD
+            )
+        return
+    settings = Settings.from_env(
+        uri=f"bolt://127.0.0.1:{TEST_PORT}",
+        user="neo4j",
+        password=TEST_PASSWORD,
+        state_dir=Path(os.environ.get("INCIDENT_GRAPH_STATE_DIR", REPO / ".incident-graph")),
+        heap="768m",
+        pagecache="256m",
+    )
+    started_here = server.read_pid(server.layout_for(settings)) is None
+    server.start(settings)
+    yield settings
+    if started_here:
+        server.stop(settings)
+
+
+@pytest.fixture(scope="session")
+def driver(neo4j_settings: Settings) -> Iterator[Driver]:
+    driver = connect(neo4j_settings)
+    install_schema(driver)
+    yield driver
+    driver.close()
+
+
+@pytest.fixture
+def empty_graph(driver: Driver) -> Driver:
+    """A graph with the schema and no data, for tests that write."""
+    reset_data(driver)
+    return driver

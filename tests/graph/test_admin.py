@@ -1,0 +1,49 @@
+import pytest
+from neo4j.exceptions import ConstraintError
+
+from incident_graph.graph.admin import graph_status, install_schema, reset_data
+
+
+def test_init_is_idempotent(driver):
+    before = graph_status(driver, "test")
+    install_schema(driver)
+    after = graph_status(driver, "test")
+    assert before.constraints == after.constraints
+    assert before.indexes == after.indexes
+
+
+def test_schema_has_unique_ids_names_and_full_text_index(driver):
+    status = graph_status(driver, "test")
+    unique = {(c["labels"][0], c["properties"][0]) for c in status.constraints if c["type"] == "UNIQUENESS"}
+    assert ("Case", "case_id") in unique
+    for label in ("Symptom", "RootCause", "Component", "ContributingFactor", "Organisation"):
+        assert (label, "name") in unique
+    full_text = {i["name"]: i for i in status.indexes if i["type"] == "FULLTEXT"}
+    assert full_text["case_text"]["properties"] == ["title", "text", "detection", "lessons"]
+    assert status.neo4j_version.startswith("5.26")
+
+
+def test_constraint_rejects_duplicate_case_id(empty_graph):
+    empty_graph.execute_query("CREATE (:Case {case_id: $id, title: 'first'})", id="dup")
+    with pytest.raises(ConstraintError):
+        empty_graph.execute_query("CREATE (:Case {case_id: $id, title: 'second'})", id="dup")
+    count = empty_graph.execute_query("MATCH (c:Case) RETURN count(c) AS n").records[0]["n"]
+    assert count == 1
+
+
+def test_constraint_rejects_duplicate_entity_name(empty_graph):
+    empty_graph.execute_query("CREATE (:Symptom {name: $name})", name="loss spike")
+    with pytest.raises(ConstraintError):
+        empty_graph.execute_query("CREATE (:Symptom {name: $name})", name="loss spike")
+    # The same name under another label is a different entity.
+    empty_graph.execute_query("CREATE (:RootCause {name: $name})", name="loss spike")
+
+
+def test_reset_deletes_data_and_keeps_schema(driver):
+    driver.execute_query("CREATE (:Case {case_id: 'x', title: 't'})-[:HAS_SYMPTOM]->(:Symptom {name: 's'})")
+    before = graph_status(driver, "test")
+    assert reset_data(driver) >= 2
+    after = graph_status(driver, "test")
+    assert sum(after.nodes.values()) == 0
+    assert after.relationships == {}
+    assert after.constraints == before.constraints
