@@ -63,6 +63,7 @@ def case_properties(case: ExtractedCase) -> dict[str, object]:
         "published_on": case.published_on,
         "text": case.text,
         "detection": case.detection,
+        "detection_methods": list(case.detection_methods),
         "remediation": list(case.remediation),
         "lessons": case.lessons,
         "layout": case.layout,
@@ -163,3 +164,13 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
     with driver.session() as session:
         session.execute_write(write)
 
+
+
+def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
+    """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
+    records = driver.execute_query(
+        "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
+        "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
+        labels=[entity_type.label for entity_type in ENTITY_TYPES],
+    ).records
+    return [(record["label"], record["name"]) for record in records]

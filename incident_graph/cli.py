@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from incident_graph.config import Settings
+from incident_graph.ingest.readers import DEFAULT_INCLUDE as DEFAULT_INCLUDE_GLOBS
 
 app = typer.Typer(
     help="Incident Graph: turn incident write-ups into a Neo4j knowledge graph with a GraphQL API.",
@@ -95,6 +96,134 @@ def neo4j_status(uri: Optional[str] = UriOption, password: Optional[str] = Passw
     console.print(f"Neo4j at {state.uri}: {running}{managed}", highlight=False)
     if not state.running:
         raise typer.Exit(1)
+
+
+# ------------------------------------------------------------------ ingest, extract, eval
+
+
+PathsArgument = typer.Argument(..., metavar="PATH...", help="Files or folders of write-ups (.md, .txt, .json, .jsonl); - for stdin.")
+IncludeOption = typer.Option(list(DEFAULT_INCLUDE_GLOBS), "--include", "-i", metavar="GLOB",
+                             help="Glob of file names to read inside folders; repeat for several.")
+MaxBytesOption = typer.Option(1_000_000, "--max-bytes", metavar="BYTES", help="Refuse write-ups larger than this.")
+
+
+def read_inputs(paths: list[str], include: list[str], max_bytes: int) -> list["object"]:
+    from incident_graph.ingest.readers import read_paths, read_stream
+
+    items: list[object] = []
+    files = [Path(p) for p in paths if p != "-"]
+    items += list(read_paths(files, tuple(include), max_bytes))
+    if "-" in paths:
+        items += list(read_stream(max_bytes=max_bytes))
+    return items
+
+
+@app.command("ingest")
+def ingest(
+    paths: list[str] = PathsArgument,
+    include: list[str] = IncludeOption,
+    max_bytes: int = MaxBytesOption,
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the failures as JSON to this file."),
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+) -> None:
+    """Extract entities from write-ups and write them to the graph, one transaction per case.
+
+    Re-running on the same write-ups changes nothing; a changed write-up replaces its case's links.
+    Exit code 1 when any write-up failed (each failure is printed with its file).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from incident_graph.graph.admin import install_schema
+    from incident_graph.ingest.loader import ingest_writeups, write_report
+
+    items = read_inputs(paths, include, max_bytes)
+    with connected(settings_from(uri, user, password)) as driver:
+        install_schema(driver)
+        columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   TextColumn("{task.description}"))
+        with Progress(*columns, console=errors, transient=True) as bar:
+            task = bar.add_task("", total=len(items))
+            summary = ingest_writeups(
+                driver, items,
+                progress=lambda done, total, origin: bar.update(task, completed=done, description=Path(origin).name),
+            )
+    for failure in summary.failed:
+        errors.print(f"[red]failed[/] {failure.origin}: {failure.message}", highlight=False, soft_wrap=True)
+    console.print(
+        f"cases: {len(summary.added)} added, {len(summary.updated)} updated, "
+        f"{len(summary.skipped)} skipped (unchanged), {len(summary.failed)} failed", highlight=False)
+    console.print("entities linked: " + ", ".join(f"{label} {count}" for label, count in summary.entities.items()),
+                  highlight=False)
+    if report:
+        write_report(summary, report)
+        console.print(f"report written to {report}", highlight=False)
+    if not summary.ok:
+        raise typer.Exit(1)
+
+
+@app.command("extract")
+def extract(
+    paths: list[str] = PathsArgument,
+    output_format: str = typer.Option("json", "--format", help="json (the stable contract) or table."),
+    include: list[str] = IncludeOption,
+    max_bytes: int = MaxBytesOption,
+) -> None:
+    """Extract entities without a database and print them (a JSON array, one object per write-up)."""
+    from incident_graph.ingest.extract import Extractor, as_json
+    from incident_graph.ingest.pipeline import default_pipeline
+    from incident_graph.ingest.readers import ReadFailure
+
+    if output_format not in ("json", "table"):
+        raise fail(f"--format must be json or table, not {output_format!r}", code=2)
+    extractor = Extractor(default_pipeline())
+    results: list[dict[str, object]] = []
+    failed = 0
+    for item in read_inputs(paths, include, max_bytes):
+        if isinstance(item, ReadFailure):
+            failed += 1
+            errors.print(f"[red]failed[/] {item.origin}: {item.message}", highlight=False, soft_wrap=True)
+            continue
+        results.append(as_json(extractor.extract(item)))  # type: ignore[arg-type]
+    if output_format == "json":
+        typer.echo(json.dumps(results, indent=2, ensure_ascii=False))
+    else:
+        for result in results:
+            rows = [{"type": key, "name": m["name"], "mention": m["mention"], "confidence": m["confidence"]}
+                    for key in ("organisations", "symptoms", "root_causes", "components", "contributing_factors")
+                    for m in result[key]]  # type: ignore[union-attr]
+            print_table(f"{result['id']}: {result['title']}", ["type", "name", "mention", "confidence"], rows)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("eval")
+def evaluate_extraction(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    show_errors: bool = typer.Option(False, "--errors", help="List each missed and extra entity."),
+    cases: Optional[Path] = typer.Option(None, "--cases", help="Write-ups folder [default: the bundled corpus]."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
+) -> None:
+    """Precision, recall and F1 of extraction on the gold set, per entity type, train and dev."""
+    from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
+    from incident_graph.ingest.evaluate import evaluate
+    from incident_graph.ingest.extract import Extractor
+    from incident_graph.ingest.pipeline import default_pipeline
+
+    reports = evaluate(Extractor(default_pipeline()), cases or bundled_corpus_dir(), gold or gold_dir())
+    if as_json:
+        typer.echo(json.dumps({split: report.as_json() for split, report in reports.items()}, indent=2))
+        return
+    for split, report in reports.items():
+        rows = [{"type": key, **score.as_json()} for key, score in report.by_type.items()]
+        rows.append({"type": "overall", **report.overall.as_json()})
+        print_table(f"{split}: {report.documents} write-ups", ["type", "precision", "recall", "f1", "tp", "fp", "fn"],
+                    rows)
+        if show_errors:
+            for error in report.errors:
+                console.print(f"  {error['id']} {error['type']}: missed {error['missed']} extra {error['extra']}",
+                              highlight=False)
 
 
 # ------------------------------------------------------------------ db

@@ -79,7 +79,8 @@ class Case(StructuredNode):
     published = StringProperty()  # as written: YYYY, YYYY-MM or YYYY-MM-DD
     published_on = DateProperty()  # first day of `published`, for date ranges
     text = StringProperty(required=True)  # the write-up's text; evidence offsets point into it
-    detection = StringProperty(default="")
+    detection = StringProperty(default="")  # the Detection section as written
+    detection_methods = ArrayProperty(StringProperty(), default=list)
     remediation = ArrayProperty(StringProperty(), default=list)
     lessons = StringProperty(default="")
     layout = StringProperty(default="free-form")  # sectioned or free-form

@@ -45,9 +45,11 @@ class ExtractedCase:
     text: str
     published: str | None = None
     layout: str = "free-form"
-    detection: str = ""
+    detection: str = ""  # the Detection section's text
+    detection_methods: tuple[str, ...] = ()  # how it was found, canonical names
     remediation: tuple[str, ...] = ()
     lessons: str = ""
+    lesson_items: tuple[str, ...] = ()  # the lessons, one sentence each
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
 
     @property

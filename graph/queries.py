@@ -1,0 +1,354 @@
+"""Every read query of the API, as Cypher text plus parameters.
+
+User input only ever reaches Neo4j as a parameter. Labels, relationship types and hop counts cannot
+be parameters in Cypher, so the few statements that need them are built here from the closed sets
+in schema.entity_types and from a bounded integer range, never from request text.
+
+Conventions: queries return plain maps (never nodes), cases by `case_id`, entities as
+ENTITY_MAP projections (whose `element_id` lets a later batched query find the node again within
+the same request).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+from incident_graph.graph.admin import CASE_TEXT_INDEX
+from incident_graph.schema.entity_types import BROADER, BY_LABEL, ENTITY_TYPES, LABELS, EntityType
+
+MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops to this
+
+# `-[:A|B|C]->` and `['A', 'B']` fragments, from the closed sets only.
+CASE_LINK_TYPES = "|".join(entity_type.relationship for entity_type in ENTITY_TYPES)
+PATH_LINK_TYPES = f"{CASE_LINK_TYPES}|{BROADER}"
+ENTITY_LABELS_LIST = "[" + ", ".join(f"'{label}'" for label in LABELS) + "]"
+
+
+def entity_map(variable: str) -> str:
+    """A map projection of an entity node; `label` is its entity label from the closed set."""
+    return (
+        f"{{element_id: elementId({variable}), "
+        f"label: [label IN labels({variable}) WHERE label IN {ENTITY_LABELS_LIST}][0], "
+        f"name: {variable}.name, aliases: coalesce({variable}.aliases, []), "
+        f"description: coalesce({variable}.description, ''), known: coalesce({variable}.known, 'taxonomy')}}"
+    )
+
+
+EVIDENCE_MAP = (
+    "{sentence: coalesce(link.sentence, ''), mention: link.mention, start: link.start, end: link.end, "
+    "method: coalesce(link.method, ''), confidence: coalesce(link.confidence, 1.0), section: link.section}"
+)
+
+# Newest first; cases without a date go last; the id makes the order total (stable cursors).
+CASE_ORDER = "c.published_on IS NULL, c.published_on DESC, c.case_id"
+
+# ------------------------------------------------------------------ cases by id, and their links
+
+CASES_BY_ID = """
+UNWIND $case_ids AS case_id
+MATCH (c:Case {case_id: case_id})
+RETURN c {.case_id, .title, .source, .published, .published_on, .text, .detection, .remediation,
+          .lessons, .layout, .ingested_at} AS case
+"""
+
+CASE_LINKS = f"""
+UNWIND $case_ids AS case_id
+MATCH (:Case {{case_id: case_id}})-[link:{CASE_LINK_TYPES}]->(entity)
+RETURN case_id, {entity_map("entity")} AS entity, {EVIDENCE_MAP} AS evidence
+ORDER BY case_id, evidence.confidence DESC, entity.name
+"""
+
+# ------------------------------------------------------------------ entities
+
+ENTITY_RELATIVES = f"""
+UNWIND $element_ids AS element_id
+MATCH (e) WHERE elementId(e) = element_id
+RETURN element_id,
+       COLLECT {{ MATCH (e)-[:{BROADER}]->(b) RETURN {entity_map("b")} AS b ORDER BY b.name }} AS broader,
+       COLLECT {{ MATCH (e)<-[:{BROADER}]-(n) RETURN {entity_map("n")} AS n ORDER BY n.name }} AS narrower
+"""
+
+# The cases of an entity include those of its narrower concepts, as a filter on it would.
+ENTITY_CASES = f"""
+UNWIND $requests AS request
+MATCH (e) WHERE elementId(e) = request.element_id
+CALL (e) {{
+  MATCH (e)<-[:{BROADER}*0..]-(concept)<-[:{CASE_LINK_TYPES}]-(c:Case)
+  WITH DISTINCT c
+  ORDER BY {CASE_ORDER}
+  RETURN collect(c.case_id) AS case_ids
+}}
+RETURN request.element_id AS element_id, request.skip AS skip, request.limit AS limit,
+       size(case_ids) AS total, case_ids[request.skip..request.skip + request.limit] AS page
+"""
+
+
+def _entity_search(entity_type: EntityType) -> str:
+    # Exact names first, then names that start with the search, then the rest; `known` taxonomy
+    # concepts and extracted ones alike. CONTAINS keeps search literal (no query syntax).
+    return f"""
+MATCH (e:{entity_type.label})
+WHERE $needle = '' OR toLower(e.name) CONTAINS $needle
+   OR any(alias IN coalesce(e.aliases, []) WHERE toLower(alias) CONTAINS $needle)
+WITH e, CASE WHEN toLower(e.name) = $needle THEN 0
+             WHEN toLower(e.name) STARTS WITH $needle THEN 1
+             WHEN toLower(e.name) CONTAINS $needle THEN 2 ELSE 3 END AS rank
+ORDER BY rank, e.name
+WITH collect(e) AS found
+RETURN size(found) AS total, [e IN found[$skip..$skip + $limit] | {entity_map("e")}] AS page
+"""
+
+
+ENTITY_SEARCH: dict[str, str] = {entity_type.label: _entity_search(entity_type) for entity_type in ENTITY_TYPES}
+
+# ------------------------------------------------------------------ case filters
+
+
+@dataclass(frozen=True)
+class CaseCriteria:
+    """What a CaseFilter asks for, in graph terms.
+
+    names: (entity label, canonical names) for each entity type the filter names; a case matches
+    when, for every pair, it links to one of the names or to a concept narrower than one of them.
+    text: the user's words; every word must occur in the case (full-text index `case_text`).
+    """
+
+    names: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    text: str | None = None
+    published_from: date | None = None
+    published_to: date | None = None
+
+    @property
+    def shape(self) -> tuple[tuple[str, ...], bool, bool, bool]:
+        """What the Cypher text depends on: which parts are present, never their values."""
+        return (
+            tuple(label for label, _ in self.names),
+            lucene_all_words(self.text or "") is not None,
+            self.published_from is not None,
+            self.published_to is not None,
+        )
+
+    def parameters(self) -> dict[str, object]:
+        parameters: dict[str, object] = {
+            f"{BY_LABEL[label].key}_names": list(names) for label, names in self.names
+        }
+        text_query = lucene_all_words(self.text or "")
+        if text_query is not None:
+            parameters["text_query"] = text_query
+        if self.published_from is not None:
+            parameters["published_from"] = self.published_from
+        if self.published_to is not None:
+            parameters["published_to"] = self.published_to
+        return parameters
+
+
+LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+def lucene_all_words(text: str) -> str | None:
+    """A Lucene query requiring every word of `text`, with all query syntax escaped.
+
+    User input is data: `gpu AND (x` must search for those words, not run Lucene operators. Words
+    are lower-cased so AND/OR/NOT lose their operator meaning; punctuation-only words are dropped.
+    """
+    words = [word.lower() for word in text.split() if re.search(r"\w", word)]
+    if not words:
+        return None
+    return " ".join("+" + LUCENE_SPECIAL.sub(r"\\\1", word) for word in words)
+
+
+@lru_cache(maxsize=256)
+def _case_match(shape: tuple[tuple[str, ...], bool, bool, bool]) -> str:
+    """Cypher that leaves one row per matching case, with `c` the case and `score` its relevance."""
+    labels, has_text, has_from, has_to = shape
+    lines: list[str] = []
+    concept_sets: list[tuple[EntityType, str]] = []
+    for label in labels:
+        entity_type = BY_LABEL[label]
+        concepts = f"{entity_type.key}_concepts"
+        # Expand named concepts to everything narrower (taxonomy-sized, cheap) once per request.
+        lines.append(
+            f"CALL () {{ MATCH (root:{label}) WHERE root.name IN ${entity_type.key}_names "
+            f"MATCH (concept:{label})-[:{BROADER}*0..]->(root) "
+            f"RETURN collect(DISTINCT concept) AS {concepts} }}"
+        )
+        concept_sets.append((entity_type, concepts))
+    carried = "".join(f", {concepts}" for _, concepts in concept_sets)
+    if has_text:
+        lines.append(f"CALL db.index.fulltext.queryNodes('{CASE_TEXT_INDEX}', $text_query) YIELD node, score")
+        lines.append(f"WITH node AS c, score{carried}")
+        checks = concept_sets
+    elif concept_sets:
+        # Anchor on the first named type: walking from its concepts to cases beats scanning cases.
+        entity_type, concepts = concept_sets[0]
+        rest = "".join(f", {other}" for _, other in concept_sets[1:])
+        lines.append(f"UNWIND {concepts} AS anchor MATCH (anchor)<-[:{entity_type.relationship}]-(c:Case)")
+        lines.append(f"WITH DISTINCT c, 1.0 AS score{rest}")
+        checks = concept_sets[1:]
+    else:
+        lines.append("MATCH (c:Case)")
+        lines.append("WITH c, 1.0 AS score")
+        checks = []
+    conditions = []
+    if has_from:
+        conditions.append("c.published_on >= $published_from")
+    if has_to:
+        conditions.append("c.published_on <= $published_to")
+    conditions += [
+        f"EXISTS {{ MATCH (c)-[:{entity_type.relationship}]->(linked) WHERE linked IN {concepts} }}"
+        for entity_type, concepts in checks
+    ]
+    if conditions:
+        in_scope = "".join(f", {concepts}" for _, concepts in checks)
+        lines.append(f"WITH c, score{in_scope} WHERE " + " AND ".join(conditions))
+    lines.append("WITH c, score")
+    return "\n".join(lines)
+
+
+def cases_page(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `skip` and `limit`. Rows: case_id, best first."""
+    return (
+        _case_match(criteria.shape)
+        + f"\nORDER BY score DESC, {CASE_ORDER}\nSKIP $skip LIMIT $limit\nRETURN c.case_id AS case_id"
+    )
+
+
+def cases_count(criteria: CaseCriteria) -> str:
+    return _case_match(criteria.shape) + "\nRETURN count(c) AS total"
+
+
+def case_facets(criteria: CaseCriteria) -> str:
+    """Rows: relationship, name, count (cases within the filtered set linking to that entity)."""
+    return (
+        _case_match(criteria.shape)
+        + f"\nMATCH (c)-[link:{CASE_LINK_TYPES}]->(entity)"
+        + "\nRETURN type(link) AS relationship, entity.name AS name, count(c) AS count"
+        + "\nORDER BY count DESC, name"
+    )
+
+
+def case_subgraph(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `limit` (cases). One row with the cases, links and broader edges."""
+    return (
+        _case_match(criteria.shape)
+        + f"\nORDER BY score DESC, {CASE_ORDER}\nLIMIT $limit"
+        + f"\nOPTIONAL MATCH (c)-[link:{CASE_LINK_TYPES}]->(entity)"
+        + "\nWITH collect(DISTINCT {case_id: c.case_id, title: c.title}) AS cases,"
+        + f"\n     collect(CASE WHEN entity IS NULL THEN NULL ELSE {{case_id: c.case_id, relationship: type(link),"
+        + f"\n             confidence: link.confidence, entity: {entity_map('entity')}}} END) AS links,"
+        + "\n     collect(DISTINCT entity) AS entities"
+        + "\nRETURN cases, links, COLLECT {"
+        + "\n  UNWIND entities AS narrower"
+        + f"\n  MATCH (narrower)-[:{BROADER}]->(broader) WHERE broader IN entities"
+        + "\n  RETURN {source: elementId(narrower), target: elementId(broader)} AS edge"
+        + "\n} AS broader_edges"
+    )
+
+
+# ------------------------------------------------------------------ traversals
+
+# Cases that share a root cause with a case showing the symptom (or a narrower one). A pair needs
+# two different cases: a case does not "share" a root cause with itself.
+CASES_SHARING_ROOT_CAUSE = f"""
+MATCH (root:Symptom {{name: $symptom}})
+MATCH (symptom:Symptom)-[:{BROADER}*0..]->(root)
+MATCH (symptom)<-[:HAS_SYMPTOM]-(showing:Case)
+WITH DISTINCT showing
+MATCH (showing)-[:HAS_ROOT_CAUSE]->(cause:RootCause)
+WITH cause, collect(showing) AS connecting
+MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
+WHERE size(connecting) > 1 OR connecting[0] <> other
+WITH other, collect({{cause: cause, connecting: connecting}}) AS shared
+ORDER BY size(shared) DESC, other.case_id
+LIMIT $limit
+RETURN other.case_id AS case_id,
+       [item IN shared | {{
+         cause: {entity_map("item.cause")},
+         connecting_count: size([c IN item.connecting WHERE c <> other]),
+         connecting: COLLECT {{
+           UNWIND item.connecting AS c WITH c WHERE c <> other
+           RETURN c.case_id AS id ORDER BY id LIMIT $connecting_limit
+         }}
+       }}] AS shared
+ORDER BY size(shared) DESC, case_id
+"""
+
+# Cases ranked by how many entities (of the chosen types) they share with this one.
+RELATED_CASES = f"""
+MATCH (c:Case {{case_id: $case_id}})-[link:{CASE_LINK_TYPES}]->(shared)
+WHERE type(link) IN $relationship_types
+MATCH (shared)<-[other_link]-(other:Case)
+WHERE other <> c AND type(other_link) = type(link)
+WITH other, collect(DISTINCT shared) AS shared
+ORDER BY size(shared) DESC, other.case_id
+LIMIT $limit
+RETURN other.case_id AS case_id, [e IN shared | {entity_map("e")}] AS shared
+ORDER BY size(shared) DESC, case_id
+"""
+
+# score(cause) = mean over the asked symptoms s of
+#   sum over cases c showing s and the cause of confidence(c->s) * confidence(c->cause) / |cases showing s|
+# i.e. the confidence-weighted share of each symptom's cases that name this root cause. A broader
+# symptom stands for its narrower ones. Supporting cases come strongest contribution first.
+DIAGNOSE = f"""
+UNWIND $symptoms AS symptom_name
+MATCH (root:Symptom {{name: symptom_name}})
+MATCH (symptom:Symptom)-[:{BROADER}*0..]->(root)
+MATCH (symptom)<-[symptom_link:HAS_SYMPTOM]-(c:Case)
+WITH symptom_name, c, max(coalesce(symptom_link.confidence, 1.0)) AS symptom_weight
+WITH symptom_name, collect({{case: c, weight: symptom_weight}}) AS showing
+WITH symptom_name, showing, size(showing) AS showing_count
+UNWIND showing AS item
+WITH symptom_name, showing_count, item.case AS c, item.weight AS symptom_weight
+MATCH (c)-[cause_link:HAS_ROOT_CAUSE]->(cause:RootCause)
+WITH cause, c,
+     sum(symptom_weight * coalesce(cause_link.confidence, 1.0) / showing_count) AS contribution,
+     collect(symptom_name) AS matched
+WITH cause, sum(contribution) / $symptom_count AS score, count(c) AS support,
+     collect({{case_id: c.case_id, contribution: contribution}}) AS supporting,
+     collect(matched) AS matched_lists
+ORDER BY score DESC, cause.name
+LIMIT $limit
+RETURN {entity_map("cause")} AS cause, score, support,
+       COLLECT {{
+         UNWIND supporting AS s
+         RETURN s.case_id AS id ORDER BY s.contribution DESC, s.case_id LIMIT $support_limit
+       }} AS supporting,
+       reduce(names = [], m IN matched_lists | names + [name IN m WHERE NOT name IN names]) AS matched
+ORDER BY score DESC, cause.name
+"""
+
+
+def _node_by_reference(prefix: str) -> str:
+    """One node from ($<prefix>_type, $<prefix>_name): a case by id or an entity by name."""
+    branches = [f"MATCH (n:Case {{case_id: ${prefix}_name}}) WHERE ${prefix}_type = 'Case' RETURN n"]
+    branches += [
+        f"MATCH (n:{label} {{name: ${prefix}_name}}) WHERE ${prefix}_type = '{label}' RETURN n" for label in LABELS
+    ]
+    return "head(COLLECT { " + " UNION ".join(branches) + " })"
+
+
+PATH_NODE_MAP = (
+    "{element_id: elementId(n), label: CASE WHEN n:Case THEN 'Case' ELSE "
+    f"[label IN labels(n) WHERE label IN {ENTITY_LABELS_LIST}][0] END, "
+    "name: CASE WHEN n:Case THEN n.case_id ELSE n.name END, "
+    "title: CASE WHEN n:Case THEN n.title ELSE n.name END}"
+)
+
+
+def _shortest_path(max_hops: int) -> str:
+    return f"""
+WITH {_node_by_reference("from")} AS a, {_node_by_reference("to")} AS b
+OPTIONAL MATCH p = SHORTEST 1 (a)-[:{PATH_LINK_TYPES}]-{{0,{max_hops}}}(b)
+RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found,
+       [n IN nodes(p) | {PATH_NODE_MAP}] AS nodes,
+       [r IN relationships(p) | {{source: elementId(startNode(r)), target: elementId(endNode(r)),
+                                  relationship: type(r), confidence: r.confidence}}] AS edges
+"""
+
+
+# Quantifier bounds cannot be parameters: one statement per allowed hop count.
+SHORTEST_PATH: dict[int, str] = {hops: _shortest_path(hops) for hops in range(1, MAX_PATH_HOPS + 1)}

@@ -1,0 +1,588 @@
+"""Custom spaCy components, registered by name and configured from data files.
+
+Order in the pipeline (see pipeline.py):
+  sentencizer -> incident_sentences -> lemmatizer -> incident_norms -> taxonomy_ruler
+  -> detection_ruler -> incident_sections -> incident_roles -> incident_new_entities
+  -> incident_organisations
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from spacy.language import Language
+from spacy.matcher import Matcher
+from spacy.tokens import Doc, Span, Token
+
+from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout, analyse
+
+CANDIDATES = "incident_candidates"  # every taxonomy match, before roles are decided
+MENTIONS = "incident"  # the accepted mentions, label = role, id = canonical name
+DETECTION_CANDIDATES = "detection_candidates"
+DETECTION = "detection"
+SKIPPED_KINDS = {"front_matter", "heading"}
+LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
+ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+
+for name, default in (("layout", None), ("role_confidence", None)):
+    if not Doc.has_extension(name):
+        Doc.set_extension(name, default=default)
+for name in ("confidence", "method", "section", "negated", "hedged", "known", "loose_weight"):
+    if not Span.has_extension(name):
+        Span.set_extension(name, default=None)
+
+
+# ------------------------------------------------------------------ sentences and norms
+
+
+LINE_MARKERS = {"-", "*", "\u2022", "#"}
+
+
+@Language.component("incident_sentences")
+def incident_sentences(doc: Doc) -> Doc:
+    """Sentences also start at paragraph breaks, bullets and headings, not only at full stops."""
+    previous_line_marker = False
+    for token in doc[1:]:
+        previous = doc[token.i - 1]
+        if token.is_space or not (previous.is_space and "\n" in previous.text):
+            continue
+        marker = token.text in LINE_MARKERS
+        if "\n\n" in previous.text or marker or previous_line_marker:
+            token.is_sent_start = True
+        previous_line_marker = marker
+    return doc
+
+
+@Language.factory("incident_norms", default_config={})
+def make_incident_norms(nlp: Language, name: str) -> "NormSetter":
+    return NormSetter(nlp)
+
+
+class NormSetter:
+    """token.norm_ = lower-cased lemma, so phrase patterns match any inflection.
+
+    The lookup table is case-sensitive ("Spikes" misses); acronym plurals ("GPUs") are not in it.
+    """
+
+    def __init__(self, nlp: Language) -> None:
+        self.nlp = nlp
+        self._table: Any = None
+
+    @property
+    def table(self) -> Any:
+        if self._table is None:
+            lemmatizer = self.nlp.get_pipe("lemmatizer") if "lemmatizer" in self.nlp.pipe_names else None
+            lookups = getattr(lemmatizer, "lookups", None)
+            self._table = lookups.get_table("lemma_lookup", {}) if lookups is not None else {}
+        return self._table
+
+    def __call__(self, doc: Doc) -> Doc:
+        table = self.table
+        for token in doc:
+            token.norm_ = norm_of(token, table)
+        return doc
+
+
+def norm_of(token: Token, table: Any) -> str:
+    text = token.text
+    if ACRONYM_PLURAL.match(text):
+        return text[:-1].lower()
+    lemma = token.lemma_ if token.lemma_ and token.lemma_ != text else None
+    if lemma is None:
+        lower = text.lower()
+        lemma = table.get(lower, lower) if hasattr(table, "get") else lower
+    return lemma.lower()
+
+
+# ------------------------------------------------------------------ loose phrase matching
+
+
+@Language.factory("incident_loose_matcher", default_config={"spans_key": CANDIDATES, "window": 6,
+                                                           "stop_words": []})
+def make_loose_matcher(nlp: Language, name: str, spans_key: str, window: int,
+                       stop_words: list[str]) -> "LooseMatcher":
+    return LooseMatcher(spans_key, window, set(stop_words) | set(nlp.Defaults.stop_words))
+
+
+class LooseMatcher:
+    """Multi-word concept names that a write-up splits or reorders: "the certificate had expired"
+    for "expired certificate". Every content lemma of the phrase must occur within a window of
+    tokens in one sentence; the exact ruler's matches win over these (they are shorter-lived)."""
+
+    def __init__(self, spans_key: str, window: int, stop_words: set[str]) -> None:
+        self.spans_key = spans_key
+        self.window = window
+        self.stop_words = stop_words
+        self.phrases: list[dict[str, Any]] = []  # {"label", "id", "lemmas": [...]}
+
+    def add_phrases(self, phrases: list[dict[str, Any]]) -> None:
+        self.phrases.extend(p for p in phrases if len(p["lemmas"]) >= 2)
+
+    def __call__(self, doc: Doc) -> Doc:
+        existing = list(doc.spans.get(self.spans_key, []))
+        found: list[Span] = []
+        for sentence in doc.sents:
+            positions: dict[str, list[int]] = {}
+            for token in sentence:
+                positions.setdefault(token.norm_, []).append(token.i)
+            for phrase in self.phrases:
+                if not all(lemma in positions for lemma in phrase["lemmas"]):
+                    continue
+                span = self.tightest(doc, [positions[lemma] for lemma in phrase["lemmas"]])
+                # Overlaps with other concepts are settled later (the longest span wins).
+                if span is None or any(s.start < span.end and span.start < s.end and s.id_ == phrase["id"]
+                                       for s in existing + found):
+                    continue
+                loose = Span(doc, span.start, span.end, label=phrase["label"], span_id=phrase["id"])
+                loose._.loose_weight = len(phrase["lemmas"])
+                found.append(loose)
+        doc.spans[self.spans_key] = existing + found
+        return doc
+
+    def tightest(self, doc: Doc, occurrences: list[list[int]]) -> Span | None:
+        best: tuple[int, int] | None = None
+        for anchor in occurrences[0]:
+            chosen = [min(positions, key=lambda i: abs(i - anchor)) for positions in occurrences]
+            start, end = min(chosen), max(chosen) + 1
+            if end - start <= self.window and (best is None or end - start < best[1] - best[0]):
+                best = (start, end)
+        return doc[best[0]:best[1]] if best else None
+
+    def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "phrases.json").write_text(json.dumps(self.phrases))
+
+    def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "LooseMatcher":
+        self.phrases = json.loads((path / "phrases.json").read_text())
+        return self
+
+
+# ------------------------------------------------------------------ sections
+
+
+@Language.factory("incident_sections", default_config={"headings": {}})
+def make_incident_sections(nlp: Language, name: str, headings: dict[str, list[str]]) -> "SectionTagger":
+    return SectionTagger(headings)
+
+
+class SectionTagger:
+    """doc._.layout: the write-up's front matter, headings, sections and bullets."""
+
+    def __init__(self, headings: dict[str, list[str]]) -> None:
+        self.headings = headings
+
+    def __call__(self, doc: Doc) -> Doc:
+        doc._.layout = analyse(doc.text, self.headings)
+        return doc
+
+
+# ------------------------------------------------------------------ cues
+
+
+@dataclass(frozen=True)
+class Cues:
+    cause_follows: tuple[tuple[str, ...], ...]
+    cause_precedes: tuple[tuple[str, ...], ...]
+    negation: tuple[tuple[str, ...], ...]
+    hedging: tuple[tuple[str, ...], ...]
+    clause_breaks: frozenset[str]
+    detection: tuple[tuple[str, ...], ...]
+    negation_follows_window: int
+    negation_precedes_window: int
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> "Cues":
+        def phrases(key: str) -> tuple[tuple[str, ...], ...]:
+            # Longest first, so "caused by" wins over "cause".
+            found = [tuple(p.lower().replace("n't", " n't").split()) for p in config.get(key, [])]
+            return tuple(sorted(found, key=len, reverse=True))
+
+        return cls(
+            cause_follows=phrases("cause_follows"),
+            cause_precedes=phrases("cause_precedes"),
+            negation=phrases("negation"),
+            hedging=phrases("hedging"),
+            clause_breaks=frozenset(b.lower() for b in config.get("clause_breaks", [])),
+            detection=phrases("detection"),
+            negation_follows_window=int(config.get("negation_follows_window", 8)),
+            negation_precedes_window=int(config.get("negation_precedes_window", 4)),
+        )
+
+
+def phrase_at(tokens: list[Token], index: int, phrases: Iterable[tuple[str, ...]]) -> tuple[str, ...] | None:
+    for phrase in phrases:
+        end = index + len(phrase)
+        if end <= len(tokens) and all(
+            word in (tokens[index + k].lower_, tokens[index + k].norm_) for k, word in enumerate(phrase)
+        ):
+            return phrase
+    return None
+
+
+def clause_tokens(span: Span, cues: Cues) -> tuple[list[Token], int, int]:
+    """The tokens of the span's clause, and the span's start and end indexes within them."""
+    sentence = span.sent
+    tokens = [t for t in sentence]
+    start = span.start - sentence.start
+    end = span.end - sentence.start
+    left = start
+    while left > 0 and tokens[left - 1].lower_ not in cues.clause_breaks:
+        left -= 1
+    right = end
+    while right < len(tokens) and tokens[right].lower_ not in cues.clause_breaks:
+        right += 1
+    return tokens[left:right], start - left, end - left
+
+
+NEGATION_GAP_WORDS = {"a", "an", "the", "any", "single", "sign", "signs", "of", "evidence", "indication",
+                      "other", "such", "obvious", "visible", "real", "actual", "be", "is", "was"}
+
+
+def negated(span: Span, cues: Cues, follow: bool) -> bool:
+    tokens, start, end = clause_tokens(span, cues)
+    # "no ECC errors", "not a DDoS attack", "without any alert": only filler between cue and span.
+    for index in range(max(0, start - cues.negation_precedes_window), start):
+        phrase = phrase_at(tokens, index, cues.negation)
+        if phrase and all(t.lower_ in NEGATION_GAP_WORDS for t in tokens[index + len(phrase):start]):
+            return True
+    # "ECC, thermal and other hardware signals did not flag them": only for detection methods,
+    # since the subject of a negated verb is still part of an incident.
+    if follow:
+        for index in range(end, min(len(tokens), end + cues.negation_follows_window)):
+            if phrase_at(tokens, index, cues.negation):
+                return True
+    return False
+
+
+def hedged(span: Span, cues: Cues) -> bool:
+    tokens, start, _ = clause_tokens(span, cues)
+    return any(phrase_at(tokens, index, cues.hedging) for index in range(start))
+
+
+def cause_side(span: Span, cues: Cues) -> str | None:
+    """'cause' when a cue puts the span on the cause side of its clause, 'effect' on the other."""
+    tokens, start, end = clause_tokens(span, cues)
+    best: tuple[int, str] | None = None
+    index = 0
+    while index < len(tokens):
+        if start <= index < end:
+            index += 1
+            continue
+        follows = phrase_at(tokens, index, cues.cause_follows)
+        precedes = None if follows else phrase_at(tokens, index, cues.cause_precedes)
+        phrase = follows or precedes
+        if not phrase:
+            index += 1
+            continue
+        before_span = index < start
+        if follows:
+            side = "cause" if before_span else "effect"
+            # "Because the certificate expired, handshakes failed": the comma ends the cause.
+            if before_span and index <= 1 and any(t.text == "," for t in tokens[index:start]):
+                side = "effect"
+        else:
+            side = "effect" if before_span else "cause"
+        distance = start - index if before_span else index - end
+        if best is None or distance < best[0]:
+            best = (distance, side)
+        index += len(phrase)
+    return best[1] if best else None
+
+
+# ------------------------------------------------------------------ roles
+
+
+@Language.factory(
+    "incident_roles",
+    default_config={"cues": {}, "confidence": {"section": 0.95, "cue": 0.85, "taxonomy": 0.75,
+                                               "aside": 0.6, "hedged": 0.45, "outside_section": 0.4},
+                    "nested_types": ["Organisation"]},
+)
+def make_incident_roles(nlp: Language, name: str, cues: dict[str, Any], confidence: dict[str, float],
+                        nested_types: list[str]) -> "RoleAssigner":
+    return RoleAssigner(cues, confidence, nested_types)
+
+
+class RoleAssigner:
+    """Decide the role of every taxonomy match: by section, then by cue phrase, then by its type.
+
+    Negated matches are dropped; hedged ones keep a low confidence.
+    """
+
+    def __init__(self, cues: dict[str, Any], confidence: dict[str, float], nested_types: list[str]) -> None:
+        self.cues = Cues.from_config(cues)
+        self.confidence = confidence
+        self.nested_types = set(nested_types)
+        self.concepts: dict[str, dict[str, Any]] = {}
+
+    def set_concepts(self, concepts: dict[str, dict[str, Any]]) -> None:
+        self.concepts = concepts
+
+    def roles_of(self, label: str, name: str) -> list[str]:
+        return self.concepts.get(f"{label}\t{name}", {}).get("roles", [label])
+
+    def __call__(self, doc: Doc) -> Doc:
+        layout: Layout = doc._.layout
+        accepted: list[Span] = []
+        for span in doc.spans.get(CANDIDATES, []):
+            section = layout.kind_at(span.start_char)
+            if section in SKIPPED_KINDS or negated(span, self.cues, follow=False):
+                continue
+            accepted.append(self.assign(span, section))
+        doc.spans[MENTIONS] = resolve_overlaps(accepted, self.nested_types)
+        doc.spans[DETECTION] = [
+            span for span in doc.spans.get(DETECTION_CANDIDATES, [])
+            if self.is_detection(span, layout)
+        ]
+        return doc
+
+    def assign(self, span: Span, section: str) -> Span:
+        label, name = span.label_, span.id_
+        roles = self.roles_of(label, name)
+        section_role = ENTITY_SECTIONS.get(section)
+        if label in ("Component", "Organisation"):
+            role, method = label, "section" if section_role == label else "taxonomy"
+        elif section_role in roles:
+            role, method = section_role, "section"
+        else:
+            side = cause_side(span, self.cues)
+            if side == "cause" and "RootCause" in roles:
+                role, method = "RootCause", "cue"
+            elif side == "effect" and "Symptom" in roles:
+                role, method = "Symptom", "cue"
+            else:
+                role, method = label, "taxonomy"
+        score = self.confidence[method]
+        if method == "taxonomy" and section in ("remediation", "lessons"):
+            score = self.confidence["aside"]
+        # In a sectioned write-up the author listed this role's entities in its own section; a
+        # mention elsewhere (a lesson, a remediation step) is context, not a finding.
+        if method != "section" and role in self.sectioned_roles(span.doc):
+            score = min(score, self.confidence["outside_section"])
+        is_hedged = hedged(span, self.cues)
+        if is_hedged:
+            score = min(score, self.confidence["hedged"])
+        result = Span(doc=span.doc, start=span.start, end=span.end, label=role, span_id=name)
+        result._.confidence = score
+        result._.method = method
+        result._.section = section
+        result._.hedged = is_hedged
+        result._.known = True
+        result._.loose_weight = span._.loose_weight
+        return result
+
+    @staticmethod
+    def sectioned_roles(doc: Doc) -> set[str]:
+        layout: Layout = doc._.layout
+        if not layout.is_sectioned:
+            return set()
+        return {role for kind, role in ENTITY_SECTIONS.items() if layout.sections(kind) and role != "Symptom"}
+
+    def is_detection(self, span: Span, layout: Layout) -> bool:
+        section = layout.kind_at(span.start_char)
+        if section in SKIPPED_KINDS or negated(span, self.cues, follow=True):
+            return False
+        if section == "detection":
+            return True
+        tokens = list(span.sent)
+        return any(phrase_at(tokens, i, self.cues.detection) for i in range(len(tokens)))
+
+    def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "concepts.json").write_text(json.dumps(self.concepts, sort_keys=True))
+
+    def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "RoleAssigner":
+        self.concepts = json.loads((path / "concepts.json").read_text())
+        return self
+
+
+def content_weight(span: Span) -> int:
+    """How many content words a match covers: a loose match counts its phrase's lemmas only."""
+    if span._.loose_weight:
+        return int(span._.loose_weight)
+    return sum(1 for token in span if not (token.is_stop or token.is_punct or token.is_space))
+
+
+def resolve_overlaps(spans: list[Span], nested_types: set[str]) -> list[Span]:
+    """The match covering more content words wins, an exact match over a loose one on a tie, then
+    the longer; a span of a nested type (an organisation) may sit inside another."""
+    kept: list[Span] = []
+    ranked = sorted(spans, key=lambda s: (-content_weight(s), bool(s._.loose_weight), -(s.end - s.start), s.start))
+    for span in ranked:
+        clash = any(
+            span.start < other.end and other.start < span.end
+            and (other.label_ == span.label_ or span.label_ not in nested_types)
+            for other in kept
+        )
+        if not clash:
+            kept.append(span)
+    return sorted(kept, key=lambda s: s.start)
+
+
+# ------------------------------------------------------------------ new entities
+
+
+@Language.factory("incident_new_entities", default_config={"cues": {}, "confidence": {"bullet": 0.8, "cue": 0.6},
+                                                          "max_cue_phrase_tokens": 5, "cue_phrases": False})
+def make_new_entities(nlp: Language, name: str, cues: dict[str, Any], confidence: dict[str, float],
+                      max_cue_phrase_tokens: int, cue_phrases: bool) -> "NewEntityFinder":
+    return NewEntityFinder(cues, confidence, max_cue_phrase_tokens, cue_phrases)
+
+
+PHRASE_STOPS = {"which", "that", "who", "when", "where", "after", "before", "while", "and", "or", "as",
+                "so", "then", "until", "in", "on", "at", "for", "to", "from", "with", "by", "during",
+                "be", "is", "was", "were", "are", "had", "has", "have", "it", "this", "they", "we"}
+PHRASE_REJECT_START = {"it", "this", "that", "them", "they", "we", "he", "she", "there", "which", "what", "how"}
+
+
+class NewEntityFinder:
+    """Mentions the taxonomy does not know: bullet items of entity sections, and the phrase right
+    after a cause cue in prose ("due to a misconfigured timeout"). They are kept, not dropped."""
+
+    def __init__(self, cues: dict[str, Any], confidence: dict[str, float], max_tokens: int,
+                 use_cue_phrases: bool) -> None:
+        self.cues = Cues.from_config(cues)
+        self.confidence = confidence
+        self.max_tokens = max_tokens
+        self.use_cue_phrases = use_cue_phrases
+
+    def __call__(self, doc: Doc) -> Doc:
+        layout: Layout = doc._.layout
+        mentions = list(doc.spans.get(MENTIONS, []))
+        found: list[Span] = []
+        for start, end in layout.bullets:
+            role = ENTITY_SECTIONS.get(layout.kind_at(start))
+            if role is None or any(m.label_ == role and m.start_char < end and start < m.end_char for m in mentions):
+                continue
+            span = doc.char_span(start, end, alignment_mode="expand")
+            span = trim(span) if span is not None else None
+            if span is not None and not negated(span, self.cues, follow=False):
+                found.append(new_span(span, role, "section", self.confidence["bullet"], layout))
+        for span in self.cue_phrases(doc, layout, mentions):
+            found.append(new_span(span, "RootCause", "cue", self.confidence["cue"], layout))
+        doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
+        return doc
+
+    def cue_phrases(self, doc: Doc, layout: Layout, mentions: list[Span]) -> Iterable[Span]:
+        if layout.is_sectioned or not self.use_cue_phrases:
+            return
+        tokens = list(doc)
+        for index in range(len(tokens)):
+            phrase = phrase_at(tokens, index, self.cues.cause_follows)
+            if not phrase or layout.kind_at(tokens[index].idx) in SKIPPED_KINDS:
+                continue
+            start = index + len(phrase)
+            while start < len(tokens) and tokens[start].lower_ in LEADING_FILLER:
+                start += 1
+            end = start
+            while (end < len(tokens) and end - start < self.max_tokens and not tokens[end].is_punct
+                   and not tokens[end].is_space and tokens[end].lower_ not in PHRASE_STOPS
+                   and not tokens[end].is_sent_start):
+                end += 1
+            if end == start or tokens[start].lower_ in PHRASE_REJECT_START or end - start > self.max_tokens - 1:
+                continue
+            span = doc[start:end]
+            if any(m.start < span.end and span.start < m.end for m in mentions):
+                continue
+            if all(t.is_stop or t.like_num for t in span):
+                continue
+            yield span
+
+
+def trim(span: Span) -> Span | None:
+    start, end = span.start, span.end
+    doc = span.doc
+    while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in LEADING_FILLER):
+        start += 1
+    while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+        end -= 1
+    return doc[start:end] if end > start else None
+
+
+def normalised_name(span: Span) -> str:
+    """Lower case, leading article dropped, the last word as its lemma: 'the GPUs' -> 'gpu'."""
+    words = [t for t in span if not t.is_space]
+    while words and words[0].lower_ in LEADING_FILLER:
+        words = words[1:]
+    if not words:
+        return span.text.lower().strip()
+    parts = [t.lower_ + t.whitespace_ for t in words[:-1]] + [words[-1].norm_ or words[-1].lower_]
+    return re.sub(r"\s+", " ", "".join(parts)).strip(" .,;:")
+
+
+def new_span(span: Span, role: str, method: str, confidence: float, layout: Layout) -> Span:
+    result = Span(span.doc, span.start, span.end, label=role, span_id=normalised_name(span))
+    result._.confidence = confidence
+    result._.method = "new-entity"
+    result._.section = layout.kind_at(span.start_char)
+    result._.hedged = False
+    result._.known = False
+    return result
+
+
+# ------------------------------------------------------------------ organisations
+
+
+@Language.factory("incident_organisations", default_config={"cues": {}, "confidence": 0.7})
+def make_organisations(nlp: Language, name: str, cues: dict[str, Any], confidence: float) -> "OrganisationFinder":
+    return OrganisationFinder(nlp, cues, confidence)
+
+
+CAPITALISED = {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9&.-]*$"}}
+
+
+class OrganisationFinder:
+    """Organisations without a trained NER model: a capitalised name with a company suffix
+    ("Knight Capital Group"), a possessive before staff or systems ("ByteDance's engineers"), or
+    after "engineers at". A trained pipeline's ORG entities count too when one is installed."""
+
+    def __init__(self, nlp: Language, cues: dict[str, Any], confidence: float) -> None:
+        self.confidence = confidence
+        self.matcher = Matcher(nlp.vocab)
+        suffixes = list(cues.get("organisation_suffixes", []))
+        possessed = [p.lower() for p in cues.get("organisation_possessed", [])]
+        self.matcher.add("SUFFIX", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": suffixes}}]], greedy="LONGEST")
+        self.matcher.add("POSSESSIVE", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": ["'s", "\u2019s"]}},
+                                         {"NORM": {"IN": possessed}}]], greedy="LONGEST")
+        preceding = [[{"LOWER": w} for w in phrase.lower().split()] + [{**CAPITALISED, "OP": "+"}]
+                     for phrase in cues.get("organisation_preceding", [])]
+        if preceding:
+            self.matcher.add("PRECEDING", preceding, greedy="LONGEST")
+
+    def __call__(self, doc: Doc) -> Doc:
+        layout: Layout = doc._.layout
+        mentions = list(doc.spans.get(MENTIONS, []))
+        candidates = list(doc.spans.get(CANDIDATES, []))
+        found: list[Span] = []
+        for match_id, start, end in self.matcher(doc):
+            rule = doc.vocab.strings[match_id]
+            span = doc[start:end]
+            if rule == "POSSESSIVE":
+                span = doc[start:end - 2]
+            elif rule == "PRECEDING":
+                span = doc[start + next(i for i, t in enumerate(span) if t.text[:1].isupper()):end]
+            span = self.strip_sentence_start(span)
+            if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
+                continue
+            if any(c.start < span.end and span.start < c.end for c in candidates + mentions + found):
+                continue
+            found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
+        for ent in doc.ents:
+            if ent.label_ == "ORG" and not any(c.start < ent.end and ent.start < c.end for c in mentions + found):
+                found.append(new_span(ent, "Organisation", "ner", self.confidence, layout))
+        for span in found:
+            span.id_ = span.text.strip()
+        doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
+        return doc
+
+    @staticmethod
+    def strip_sentence_start(span: Span) -> Span | None:
+        # A capitalised first word of a sentence is not evidence of a name ("Engineers at ...").
+        start = span.start
+        while start < span.end and span.doc[start].is_sent_start and span.doc[start].is_stop:
+            start += 1
+        return span.doc[start:span.end] if start < span.end else None

@@ -1,0 +1,238 @@
+"""Read write-ups from files, folders, JSON/JSONL records and standard input.
+
+Every input becomes either a WriteUp or a ReadFailure that names the file (and record) and the
+problem; one bad input never stops the others.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+MAX_BYTES = 1_000_000
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
+JSON_SUFFIXES = {".json", ".jsonl", ".ndjson"}
+DEFAULT_INCLUDE = ("*.md", "*.markdown", "*.txt", "*.text", "*.json", "*.jsonl", "*.ndjson")
+SECTION_ORDER = ("Symptoms", "Root cause", "Component", "Contributing factor", "Detection", "Remediation", "Lessons")
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class WriteUp:
+    case_id: str
+    title: str
+    source: str
+    text: str  # the whole write-up as read; evidence offsets point into it
+    published: str | None
+    organisation: str | None
+    origin: str  # where it came from, for messages: a path, path#record, or <stdin>
+
+
+@dataclass(frozen=True)
+class ReadFailure:
+    origin: str
+    message: str
+
+
+def slugify(value: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    return slug[:80] or "case"
+
+
+def parse_date(value: object, origin: str) -> str | None:
+    if value in (None, ""):
+        return None
+    text = str(value).strip()
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
+        raise ValueError(f"field 'date' is {text!r}; expected YYYY, YYYY-MM or YYYY-MM-DD")
+    parts = [int(p) for p in text.split("-")]
+    if len(parts) > 1 and not 1 <= parts[1] <= 12 or len(parts) > 2 and not 1 <= parts[2] <= 31:
+        raise ValueError(f"field 'date' is {text!r}, not a calendar date")
+    return text
+
+
+# ------------------------------------------------------------------ text and Markdown
+
+
+def front_matter(text: str) -> dict[str, str]:
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return {}
+    fields: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            fields[key.strip().lower()] = value.strip()
+    return fields
+
+
+def first_heading(text: str) -> str | None:
+    match = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def first_line(text: str) -> str:
+    body = FRONT_MATTER.sub("", text, count=1)
+    for line in body.splitlines():
+        if line.strip():
+            return line.strip().lstrip("#").strip()[:120]
+    return ""
+
+
+def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
+    if not text.strip():
+        raise ValueError("the write-up is empty")
+    fields = front_matter(text)
+    body = FRONT_MATTER.sub("", text, count=1)
+    if not body.strip():
+        raise ValueError("the write-up has front matter but no text")
+    title = fields.get("title") or first_heading(body) or first_line(text) or default_id
+    return WriteUp(
+        case_id=slugify(fields.get("id") or default_id),
+        title=title,
+        source=fields.get("source") or origin,
+        text=text,
+        published=parse_date(fields.get("date"), origin),
+        organisation=fields.get("organisation") or fields.get("organization") or None,
+        origin=origin,
+    )
+
+
+# ------------------------------------------------------------------ JSON records
+
+
+def text_from_record(record: dict[str, object]) -> str:
+    """Compose a record into the sectioned text the pipeline reads, so offsets have one meaning."""
+    parts = [f"# {record['title']}", "", str(record["body"]).strip()]
+    sections = record.get("sections") or {}
+    if not isinstance(sections, dict):
+        raise ValueError("field 'sections' must be an object of heading to text or list")
+    for heading in SECTION_ORDER + tuple(k for k in sections if k not in SECTION_ORDER):
+        value = sections.get(heading)
+        if value in (None, "", []):
+            continue
+        lines = [f"- {item}" for item in value] if isinstance(value, list) else [str(value).strip()]
+        parts += ["", f"## {heading}", "", *lines]
+    return "\n".join(parts) + "\n"
+
+
+def writeup_from_record(record: object, origin: str) -> WriteUp:
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    body = record.get("body")
+    if not isinstance(body, str) or not body.strip():
+        raise ValueError("field 'body' is missing or empty")
+    title = record.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError("field 'title' is missing or empty")
+    organisation = record.get("organisation") or record.get("organization")
+    return WriteUp(
+        case_id=slugify(str(record.get("id") or title)),
+        title=title.strip(),
+        source=str(record.get("source") or origin),
+        text=text_from_record(record),
+        published=parse_date(record.get("date"), origin),
+        organisation=str(organisation) if organisation else None,
+        origin=origin,
+    )
+
+
+def records_from_json(text: str, origin: str, lines: bool) -> Iterator[WriteUp | ReadFailure]:
+    if lines:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{origin}#{number}"
+            try:
+                yield writeup_from_record(json.loads(line), where)
+            except json.JSONDecodeError as error:
+                yield ReadFailure(where, f"malformed JSON: {error.msg} at column {error.colno}")
+            except ValueError as error:
+                yield ReadFailure(where, str(error))
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        yield ReadFailure(origin, f"malformed JSON: {error.msg} at line {error.lineno} column {error.colno}")
+        return
+    records = data if isinstance(data, list) else [data]
+    for number, record in enumerate(records, start=1):
+        where = f"{origin}#{number}" if isinstance(data, list) else origin
+        try:
+            yield writeup_from_record(record, where)
+        except ValueError as error:
+            yield ReadFailure(where, str(error))
+
+
+# ------------------------------------------------------------------ files and folders
+
+
+def decode(raw: bytes, origin: str) -> str:
+    if b"\x00" in raw:
+        raise ValueError("binary content (NUL bytes); expected UTF-8 text")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 text: invalid byte 0x{raw[error.start]:02x} at offset {error.start}") from None
+
+
+def read_bytes(raw: bytes, origin: str, suffix: str, default_id: str,
+               max_bytes: int = MAX_BYTES) -> Iterator[WriteUp | ReadFailure]:
+    try:
+        if len(raw) > max_bytes:
+            raise ValueError(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit (--max-bytes)")
+        if not raw.strip():
+            raise ValueError("the file is empty")
+        text = decode(raw, origin)
+    except ValueError as error:
+        yield ReadFailure(origin, str(error))
+        return
+    if suffix in JSON_SUFFIXES:
+        yield from records_from_json(text, origin, lines=suffix != ".json")
+        return
+    try:
+        yield writeup_from_text(text.replace("\r\n", "\n"), origin, default_id)
+    except ValueError as error:
+        yield ReadFailure(origin, str(error))
+
+
+def expand(paths: Iterable[Path], include: tuple[str, ...] = DEFAULT_INCLUDE) -> Iterator[Path | ReadFailure]:
+    """Files in the order given; folders recursively, sorted, filtered by the include globs."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                if any(fnmatch.fnmatch(child.name, pattern) for pattern in include):
+                    yield child
+        elif path.is_file():
+            yield path
+        else:
+            yield ReadFailure(str(path), "no such file or folder")
+
+
+def read_paths(paths: Iterable[Path], include: tuple[str, ...] = DEFAULT_INCLUDE,
+               max_bytes: int = MAX_BYTES) -> Iterator[WriteUp | ReadFailure]:
+    for item in expand(paths, include):
+        if isinstance(item, ReadFailure):
+            yield item
+            continue
+        try:
+            with item.open("rb") as handle:
+                raw = handle.read(max_bytes + 1)
+        except OSError as error:
+            yield ReadFailure(str(item), f"cannot read: {error.strerror}")
+            continue
+        yield from read_bytes(raw, str(item), item.suffix.lower(), item.stem, max_bytes)
+
+
+def read_stream(stream: IO[bytes] | None = None, name: str = "<stdin>",
+                max_bytes: int = MAX_BYTES) -> Iterator[WriteUp | ReadFailure]:
+    """Standard input: JSON when it starts with { or [, otherwise one Markdown/text write-up."""
+    raw = (stream or sys.stdin.buffer).read(max_bytes + 1)
+    start = raw.lstrip()[:1]
+    suffix = ".jsonl" if start == b"{" else ".json" if start == b"[" else ".md"
+    yield from read_bytes(raw, name, suffix, "stdin", max_bytes)

@@ -1,0 +1,105 @@
+"""Find the structure of a write-up: front matter, headings, sections and bullet items.
+
+Works on character offsets of the original text so evidence offsets stay true.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ENTITY_SECTIONS = {
+    "symptoms": "Symptom",
+    "root_cause": "RootCause",
+    "component": "Component",
+    "contributing_factor": "ContributingFactor",
+}
+SECTIONED_KINDS = {"symptoms", "root_cause", "component", "contributing_factor", "detection", "remediation", "lessons"}
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.DOTALL)
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+BOLD_HEADING = re.compile(r"^\*\*(.+?)\*\*:?[ \t]*$")
+BULLET = re.compile(r"^[ \t]*(?:[-*\u2022]|\d+[.)])[ \t]+")
+
+
+@dataclass(frozen=True)
+class Region:
+    start: int
+    end: int
+    kind: str  # front_matter, heading, title, a section kind from sections.toml, or other
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class Layout:
+    regions: tuple[Region, ...]
+    bullets: tuple[tuple[int, int], ...]  # (start, end) of each bullet item's text
+
+    def kind_at(self, offset: int) -> str:
+        for region in self.regions:
+            if region.start <= offset < region.end:
+                return region.kind
+        return "other"
+
+    @property
+    def is_sectioned(self) -> bool:
+        kinds = {region.kind for region in self.regions}
+        return len(kinds & SECTIONED_KINDS) >= 3
+
+    def sections(self, kind: str) -> list[Region]:
+        return [region for region in self.regions if region.kind == kind]
+
+
+def normalise_heading(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip().strip("*_:#").strip()).lower()
+
+
+def heading_kinds(headings: dict[str, list[str]]) -> dict[str, str]:
+    return {normalise_heading(variant): kind for kind, variants in headings.items() for variant in variants}
+
+
+def heading_of(line: str, previous_blank: bool, known: dict[str, str]) -> tuple[str, int] | None:
+    """(heading text, level) when the line is a heading; plain lines only when known."""
+    match = MARKDOWN_HEADING.match(line)
+    if match:
+        return match.group(2), len(match.group(1))
+    match = BOLD_HEADING.match(line)
+    if match:
+        return match.group(1), 2
+    stripped = line.strip()
+    if previous_blank and stripped and len(stripped.split()) <= 5 and normalise_heading(stripped) in known:
+        return stripped, 2
+    return None
+
+
+def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
+    known = heading_kinds(headings)
+    regions: list[Region] = []
+    bullets: list[tuple[int, int]] = []
+    offset = 0
+    match = FRONT_MATTER.match(text)
+    if match:
+        regions.append(Region(0, match.end(), "front_matter"))
+        offset = match.end()
+    kind, heading, section_start = "other", "", offset
+    previous_blank = True
+    for line in text[offset:].splitlines(keepends=True):
+        content = line.rstrip("\n")
+        found = heading_of(content, previous_blank, known)
+        if found:
+            if offset > section_start:
+                regions.append(Region(section_start, offset, kind, heading))
+            heading, level = found
+            regions.append(Region(offset, offset + len(line), "heading", heading))
+            kind = "title" if level == 1 else known.get(normalise_heading(heading), "other")
+            if kind == "title":
+                kind = "other"
+            section_start = offset + len(line)
+        else:
+            bullet = BULLET.match(content)
+            if bullet and content[bullet.end():].strip():
+                bullets.append((offset + bullet.end(), offset + len(content.rstrip())))
+        previous_blank = not content.strip()
+        offset += len(line)
+    if offset > section_start:
+        regions.append(Region(section_start, offset, kind, heading))
+    return Layout(tuple(regions), tuple(bullets))

@@ -1,0 +1,149 @@
+"""The spaCy pipeline on write-ups: sections, cue phrases, negation, synonyms, new mentions."""
+
+from incident_graph.ingest.extract import Extractor, as_json
+from incident_graph.ingest.pipeline import build_pipeline, load_saved_pipeline, save_pipeline
+from incident_graph.ingest.readers import writeup_from_text
+
+from .conftest import names
+
+SECTIONED = """---
+title: Sectioned sample
+organisation: ByteDance
+---
+
+## Symptoms
+
+Training jobs showed sudden loss spikes and some produced NaN values.
+
+## Root cause
+
+- silent data corruption
+- a flaky power rail on the accelerator boards
+
+## Component
+
+- GPU
+
+## Contributing factor
+
+- no hardware error signal
+
+## Detection
+
+Engineers noticed the loss curve jump. ECC, thermal and other hardware signals did not flag the devices.
+
+## Remediation
+
+- Drained the suspect nodes
+- Restarted from the last checkpoint
+
+## Lessons
+
+Replay the exact workload. Keep the trace.
+"""
+
+
+def test_sections_decide_roles(extract):
+    case = extract(SECTIONED)
+    assert {"loss spike", "NaN loss"} <= names(case, "Symptom")
+    assert "silent data corruption" in names(case, "RootCause")
+    assert names(case, "Component") == {"GPU"}
+    assert "no hardware error signal" in names(case, "ContributingFactor")
+    root_cause = next(m for m in case.mentions if m.name == "silent data corruption")
+    assert (root_cause.method, root_cause.section) == ("section", "root_cause")
+    assert case.layout == "sectioned"
+    assert case.remediation == ("Drained the suspect nodes", "Restarted from the last checkpoint")
+    assert case.lesson_items == ("Replay the exact workload.", "Keep the trace.")
+
+
+def test_same_concept_changes_role_with_its_section(extract):
+    as_symptom = extract("## Symptoms\n\nWe saw silent data corruption in outputs.\n\n## Root cause\n\n- hardware defect\n\n"
+                         "## Component\n\n- GPU\n")
+    assert "silent data corruption" in names(as_symptom, "Symptom")
+    assert "silent data corruption" not in names(as_symptom, "RootCause")
+
+
+def test_every_mention_keeps_its_sentence_and_exact_offsets(extract):
+    case = extract(SECTIONED)
+    for mention in case.mentions:
+        assert case.text[mention.start:mention.end] == mention.mention
+        assert mention.mention in mention.sentence or mention.method == "metadata"
+        assert mention.sentence in case.text
+    spike = next(m for m in case.mentions if m.name == "loss spike")
+    assert spike.sentence == "Training jobs showed sudden loss spikes and some produced NaN values."
+
+
+def test_negation_keeps_ecc_out_of_detection(extract):
+    case = extract(SECTIONED)
+    assert "ECC" not in case.detection_methods
+    assert "loss curve monitoring" in case.detection_methods
+
+
+def test_free_form_cue_phrases_decide_cause_and_effect(extract):
+    case = extract("# Outage\n\nThe outage was caused by an expired certificate.\n")
+    assert "expired certificate" in names(case, "RootCause")
+    [mention] = [m for m in case.mentions if m.name == "expired certificate"]
+    assert mention.method == "cue"
+    effect = extract("# Clients\n\nA change to the trust chain caused an expired certificate error for old clients.\n")
+    assert "expired certificate" in names(effect, "Symptom")
+
+
+def test_negated_and_hedged_mentions_are_not_findings(extract):
+    case = extract("# Review\n\nThere was no DDoS attack. Engineers initially suspected a network partition.\n")
+    assert "DDoS attack" not in names(case, "RootCause")
+    assert "network partition" not in names(case, "RootCause") | names(case, "Symptom")
+
+
+def test_synonyms_and_inflections_map_to_one_canonical_entity(extract):
+    case = extract("# Training\n\nThe loss spiked twice. Later a sudden loss spike hit again, and the loss jumped.\n")
+    assert [m.name for m in case.mentions_of("Symptom")].count("loss spike") == 3
+    assert names(case, "Symptom") == {"loss spike"}
+    gpus = extract("# GPUs\n\nTwo GPUs failed; the GPU was replaced.\n")
+    assert names(gpus, "Component") == {"GPU"}
+
+
+def test_loose_matching_finds_a_reordered_phrase(extract):
+    case = extract("# Certs\n\nThe certificate for the API had expired on Sunday.\n")
+    assert "expired certificate" in names(case, "RootCause") | names(case, "Symptom")
+
+
+def test_unknown_mentions_become_new_entities_with_normalised_names(extract):
+    case = extract(SECTIONED)
+    [new] = [m for m in case.mentions_of("RootCause") if not m.known]
+    assert new.name == "flaky power rail on the accelerator board"
+    assert new.method == "new-entity" and case.text[new.start:new.end] == "a flaky power rail on the accelerator boards"[2:]
+
+
+def test_near_duplicate_new_entities_merge(extractor):
+    first = extractor.extract(writeup_from_text("## Root cause\n\n- stale routing table entries\n", "a.md", "a"))
+    second = extractor.extract(writeup_from_text("## Root cause\n\n- Stale routing-table entry\n", "b.md", "b"))
+    assert {m.name for m in first.mentions_of("RootCause")} == {m.name for m in second.mentions_of("RootCause")}
+
+
+def test_organisations_without_a_trained_model(extract):
+    case = extract("# Outage\n\nByteDance's engineers and a team at Initech Systems found it. Cloudflare was not involved.\n")
+    assert {"ByteDance", "Initech Systems", "Cloudflare"} <= names(case, "Organisation")
+    from_metadata = extract(SECTIONED.replace("ByteDance", "Example Labs"))
+    [org] = from_metadata.mentions_of("Organisation")
+    assert (org.name, org.method, org.sentence) == ("Example Labs", "metadata", "organisation: Example Labs")
+
+
+def test_json_contract_keys_and_shapes(extract):
+    result = as_json(extract(SECTIONED, case_id="sectioned-sample"))
+    assert list(result) == ["id", "title", "source", "organisations", "symptoms", "root_causes", "components",
+                            "contributing_factors", "detection", "remediations", "lessons"]
+    assert result["id"] == "sectioned-sample"
+    for key in ("organisations", "symptoms", "root_causes", "components", "contributing_factors"):
+        for entity in result[key]:
+            assert set(entity) == {"name", "mention", "sentence", "start", "end", "confidence"}
+            assert isinstance(entity["start"], int) and 0 < entity["confidence"] <= 1
+    assert all(isinstance(x, str) for x in result["detection"] + result["remediations"] + result["lessons"])
+
+
+def test_pipeline_saves_and_loads_with_the_same_results(tmp_path):
+    nlp = build_pipeline()
+    save_pipeline(nlp, tmp_path / "pipeline")
+    loaded = load_saved_pipeline(tmp_path / "pipeline")
+    assert loaded.pipe_names == nlp.pipe_names
+    writeup = writeup_from_text(SECTIONED, "s.md", "s")
+    assert Extractor(loaded).extract(writeup) == Extractor(nlp).extract(writeup)

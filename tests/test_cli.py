@@ -1,0 +1,78 @@
+"""The incident-graph command, end to end against the real Neo4j."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from incident_graph.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(neo4j_settings, empty_graph):
+    return {"NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user,
+            "NEO4J_PASSWORD": neo4j_settings.password}
+
+
+def test_help_lists_every_command():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("neo4j", "db", "ingest", "extract", "eval"):
+        assert command in result.output
+
+
+def test_extract_prints_the_json_contract(tmp_path):
+    path = tmp_path / "case.md"
+    path.write_text("# GPU trouble\n\nThe loss spiked because of silent data corruption in one GPU.\n")
+    result = runner.invoke(app, ["extract", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [case] = json.loads(result.stdout)
+    assert case["id"] == "case"
+    assert {e["name"] for e in case["symptoms"]} == {"loss spike"}
+    assert {e["name"] for e in case["root_causes"]} == {"silent data corruption"}
+    assert {e["name"] for e in case["components"]} == {"GPU"}
+
+
+def test_ingest_reports_failures_by_file_and_exits_non_zero(env, tmp_path):
+    (tmp_path / "good.md").write_text("# Fine\n\nA DDoS attack overloaded the DNS servers.\n")
+    (tmp_path / "empty.md").write_text("")
+    report = tmp_path / "report.json"
+    result = runner.invoke(app, ["ingest", str(tmp_path), "--report", str(report)], env=env)
+    assert result.exit_code == 1
+    assert "empty.md: the file is empty" in result.stderr
+    assert "1 added, 0 updated, 0 skipped (unchanged), 1 failed" in result.stdout
+    assert json.loads(report.read_text())["counts"]["failed"] == 1
+    again = runner.invoke(app, ["ingest", str(tmp_path / "good.md")], env=env)
+    assert again.exit_code == 0 and "0 added, 0 updated, 1 skipped" in again.stdout
+
+
+def test_db_status_json_has_the_documented_keys(env):
+    result = runner.invoke(app, ["db", "status", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    status = json.loads(result.stdout)
+    assert {"neo4j_version", "constraints", "indexes", "nodes", "relationships"} <= set(status)
+    assert status["nodes"]["Case"] == 0
+
+
+def test_db_reset_refuses_without_yes(env):
+    result = runner.invoke(app, ["db", "reset"], env=env)
+    assert result.exit_code == 2 and "--yes" in result.stderr
+
+
+def test_unreachable_neo4j_is_a_clear_error():
+    result = runner.invoke(app, ["db", "status"], env={"NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert result.exit_code == 1
+    assert "No Neo4j answers at bolt://127.0.0.1:1" in result.stderr
+
+
+def test_eval_reports_train_and_dev():
+    result = runner.invoke(app, ["eval", "--json"])
+    assert result.exit_code == 0, result.output
+    reports = json.loads(result.stdout)
+    assert set(reports) == {"train", "dev"}
+    assert reports["train"]["documents"] >= 15 and reports["dev"]["documents"] >= 5
+    for report in reports.values():
+        overall = report["overall"]
+        assert overall["tp"] + overall["fn"] > 0 and 0 <= overall["f1"] <= 1
