@@ -226,6 +226,42 @@ def evaluate_extraction(
                               highlight=False)
 
 
+@app.command("up")
+def up(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to serve on."),
+    port: int = typer.Option(8000, "--port", help="Port to serve on."),
+    external_neo4j: bool = typer.Option(False, "--external-neo4j",
+                                        help="Use the Neo4j at NEO4J_URI as it is; do not start one."),
+    corpus: Optional[list[Path]] = typer.Option(None, "--corpus", metavar="PATH",
+                                                help="Write-ups to ingest [default: the bundled corpus]."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="INCIDENT_GRAPH_API_TOKEN",
+                                        help="Enable mutations, guarded by this bearer token."),
+) -> None:
+    """The main job: start Neo4j, install the schema, ingest the corpus, serve the API and page."""
+    from incident_graph.api.app import serve
+    from incident_graph.graph import server
+    from incident_graph.graph.admin import install_schema
+    from incident_graph.ingest.corpus import bundled_corpus_dir
+    from incident_graph.ingest.loader import ingest_paths
+
+    settings = Settings.from_env()
+    if not external_neo4j:
+        try:
+            server.start(settings, progress=lambda message: errors.print(message, highlight=False))
+        except server.ServerError as error:
+            raise fail(str(error)) from None
+    with connected(settings) as driver:
+        install_schema(driver)
+        errors.print("Ingesting the corpus...", highlight=False)
+        summary = ingest_paths(driver, corpus or [bundled_corpus_dir()])
+    for failure in summary.failed:
+        errors.print(f"[red]failed[/] {failure.origin}: {failure.message}", highlight=False, soft_wrap=True)
+    console.print(f"cases: {len(summary.added)} added, {len(summary.updated)} updated, "
+                  f"{len(summary.skipped)} unchanged, {len(summary.failed)} failed", highlight=False)
+    console.print(f"Serving the Incident Library on http://{host}:{port}/ (GraphQL at /graphql)", highlight=False)
+    serve(settings, host=host, port=port, token=token)
+
+
 # ------------------------------------------------------------------ db
 
 
@@ -279,6 +315,54 @@ def db_reset(
     with connected(settings_from(uri, user, password)) as driver:
         deleted = reset_data(driver)
     console.print(f"Deleted {deleted} nodes; the schema is kept.")
+
+
+# ------------------------------------------------------------------ api
+
+
+@app.command("serve")
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    token: Optional[str] = typer.Option(
+        None, "--token", envvar="INCIDENT_GRAPH_API_TOKEN", show_envvar=False,
+        help="Enable the mutations, for clients sending `Authorization: Bearer <token>` "
+             "[env INCIDENT_GRAPH_API_TOKEN; default: read-only].",
+    ),
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+) -> None:
+    """Serve the GraphQL API (GraphiQL at /graphql, health at /healthz)."""
+    from incident_graph.api.app import serve as serve_api
+    from incident_graph.graph.connection import server_answers
+
+    settings = settings_from(uri, user, password)
+    if token is not None and not token.strip():
+        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    if not server_answers(settings):
+        # Serve anyway: /healthz reports 503 until Neo4j answers, and queries work once it does.
+        errors.print(f"warning: no Neo4j answers at {settings.uri} yet; /healthz will say so.", highlight=False)
+    mode = "mutations enabled (bearer token)" if token else "read-only"
+    console.print(f"GraphQL API on http://{host}:{port}/graphql ({mode}), Neo4j at {settings.uri}", highlight=False)
+    serve_api(settings, host=host, port=port, token=token)
+
+
+@app.command("export-schema")
+def export_schema(
+    check: bool = typer.Option(False, "--check", help="Only check: exit 1 when the file is out of date."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Where to write [default: schema/schema.graphql]."),
+) -> None:
+    """Write the GraphQL SDL of the API to schema/schema.graphql."""
+    from incident_graph.api.schema import SDL_PATH, export_sdl, sdl_is_current
+
+    path = output or SDL_PATH
+    if check:
+        if not sdl_is_current(path):
+            raise fail(f"{path} is out of date; run `incident-graph export-schema`.")
+        console.print(f"{path} is up to date.", highlight=False)
+        return
+    console.print(f"Wrote {export_sdl(path)}", highlight=False)
 
 
 def print_table(title: str, columns: list[str], rows: list[dict[str, object]]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -121,15 +122,26 @@ class LooseMatcher:
 
     def add_phrases(self, phrases: list[dict[str, Any]]) -> None:
         self.phrases.extend(p for p in phrases if len(p["lemmas"]) >= 2)
+        self._index = None
+
+    @property
+    def index(self) -> dict[str, list[dict[str, Any]]]:
+        """Phrases by their first lemma: a sentence only checks phrases whose first lemma it has."""
+        if getattr(self, "_index", None) is None:
+            self._index = {}
+            for phrase in self.phrases:
+                self._index.setdefault(phrase["lemmas"][0], []).append(phrase)
+        return self._index
 
     def __call__(self, doc: Doc) -> Doc:
         existing = list(doc.spans.get(self.spans_key, []))
         found: list[Span] = []
+        index = self.index
         for sentence in doc.sents:
             positions: dict[str, list[int]] = {}
             for token in sentence:
                 positions.setdefault(token.norm_, []).append(token.i)
-            for phrase in self.phrases:
+            for phrase in (p for lemma in positions for p in index.get(lemma, ())):
                 if not all(lemma in positions for lemma in phrase["lemmas"]):
                     continue
                 span = self.tightest(doc, [positions[lemma] for lemma in phrase["lemmas"]])
@@ -158,6 +170,7 @@ class LooseMatcher:
 
     def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "LooseMatcher":
         self.phrases = json.loads((path / "phrases.json").read_text())
+        self._index = None
         return self
 
 
@@ -213,14 +226,25 @@ class Cues:
         )
 
 
-def phrase_at(tokens: list[Token], index: int, phrases: Iterable[tuple[str, ...]]) -> tuple[str, ...] | None:
-    for phrase in phrases:
+def phrase_at(tokens: list[Token], index: int, phrases: tuple[tuple[str, ...], ...]) -> tuple[str, ...] | None:
+    first = tokens[index]
+    by_first = phrases_by_first_word(phrases)
+    candidates = by_first.get(first.lower_, ()) + by_first.get(first.norm_, ())
+    for phrase in sorted(candidates, key=len, reverse=True) if candidates else ():
         end = index + len(phrase)
         if end <= len(tokens) and all(
             word in (tokens[index + k].lower_, tokens[index + k].norm_) for k, word in enumerate(phrase)
         ):
             return phrase
     return None
+
+
+@lru_cache(maxsize=64)
+def phrases_by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    grouped: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        grouped.setdefault(phrase[0], []).append(phrase)
+    return {word: tuple(group) for word, group in grouped.items()}
 
 
 def clause_tokens(span: Span, cues: Cues) -> tuple[list[Token], int, int]:

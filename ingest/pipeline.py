@@ -99,7 +99,11 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
 def loose_phrases(nlp: Language, taxonomy: Taxonomy) -> list[dict[str, Any]]:
     """Content lemmas of each multi-word name and synonym, through the pipeline's own norms."""
     stop_words = nlp.Defaults.stop_words
-    texts = [(c.type, c.name, phrase) for c in taxonomy.concepts for phrase in dict.fromkeys((c.name, *c.synonyms))]
+    # A phrase that says something is absent ("no canary") must not match loosely: its negation
+    # word is a stop word and would be dropped, matching the opposite statement.
+    negations = {"no", "not", "never", "without", "n't", "none", "nor", "lack", "missing", "absent"}
+    texts = [(c.type, c.name, phrase) for c in taxonomy.concepts for phrase in dict.fromkeys((c.name, *c.synonyms))
+             if not negations & set(phrase.lower().replace("n't", " n't").split())]
     with nlp.select_pipes(enable=["lemmatizer", "incident_norms"]):
         docs = nlp.pipe(text for _, _, text in texts)
         phrases = []
