@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 from neo4j import Driver
@@ -54,8 +55,9 @@ def install_schema(driver: Driver) -> None:
     from incident_graph.schema import models  # noqa: F401  (registers the node classes)
 
     bind_neomodel(driver)
+    # neomodel reports "already exists" on its stdout argument; a rerun is expected, keep it quiet.
     for node_class in models.NODE_CLASSES:
-        db.install_labels(node_class)
+        db.install_labels(node_class, stdout=io.StringIO())
     for statement in INDEX_STATEMENTS:
         driver.execute_query(statement)
     driver.execute_query("CALL db.awaitIndexes(300)")
@@ -79,14 +81,10 @@ def graph_status(driver: Driver, uri: str) -> GraphStatus:
             "WHERE type <> 'LOOKUP' RETURN * ORDER BY name"
         ).records
     ]
+    # One count-store lookup per label (labels are from the closed set, never input).
     nodes = {
-        r["label"]: r["count"]
-        for r in driver.execute_query(
-            "UNWIND $labels AS label "
-            "CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS count } "
-            "RETURN label, count",
-            labels=list(INCIDENT_LABELS),
-        ).records
+        label: driver.execute_query(f"MATCH (n:{label}) RETURN count(n) AS count").records[0]["count"]
+        for label in INCIDENT_LABELS
     }
     relationships = {
         r["type"]: r["count"]

@@ -96,7 +96,7 @@ WHERE $needle = '' OR toLower(e.name) CONTAINS $needle
 WITH e, CASE WHEN toLower(e.name) = $needle THEN 0
              WHEN toLower(e.name) STARTS WITH $needle THEN 1
              WHEN toLower(e.name) CONTAINS $needle THEN 2 ELSE 3 END AS rank
-ORDER BY rank, e.name
+ORDER BY rank, toLower(e.name), e.name
 WITH collect(e) AS found
 RETURN size(found) AS total, [e IN found[$skip..$skip + $limit] | {entity_map("e")}] AS page
 """
@@ -252,28 +252,49 @@ def case_subgraph(criteria: CaseCriteria) -> str:
 
 # Cases that share a root cause with a case showing the symptom (or a narrower one). A pair needs
 # two different cases: a case does not "share" a root cause with itself.
+# Three steps keep memory flat on a large graph (no per-row lists of cases):
+#   per_cause: for each root cause of a showing case, how many showing cases have it and the
+#              first few of their ids (sorted, so the listed connecting cases are the first by id);
+#   ranked:    the cases linked to those causes, by how many they share, best `limit` only;
+#   then the details of those few: which causes, how many connecting cases (minus the case itself).
 CASES_SHARING_ROOT_CAUSE = f"""
 MATCH (root:Symptom {{name: $symptom}})
 MATCH (symptom:Symptom)-[:{BROADER}*0..]->(root)
-MATCH (symptom)<-[:HAS_SYMPTOM]-(showing:Case)
-WITH DISTINCT showing
-MATCH (showing)-[:HAS_ROOT_CAUSE]->(cause:RootCause)
-WITH cause, collect(showing) AS connecting
-MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
-WHERE size(connecting) > 1 OR connecting[0] <> other
-WITH other, collect({{cause: cause, connecting: connecting}}) AS shared
-ORDER BY size(shared) DESC, other.case_id
-LIMIT $limit
-RETURN other.case_id AS case_id,
-       [item IN shared | {{
-         cause: {entity_map("item.cause")},
-         connecting_count: size([c IN item.connecting WHERE c <> other]),
-         connecting: COLLECT {{
-           UNWIND item.connecting AS c WITH c WHERE c <> other
-           RETURN c.case_id AS id ORDER BY id LIMIT $connecting_limit
-         }}
-       }}] AS shared
-ORDER BY size(shared) DESC, case_id
+WITH collect(DISTINCT symptom) AS concepts
+CALL (concepts) {{
+  UNWIND concepts AS symptom
+  MATCH (symptom)<-[:HAS_SYMPTOM]-(showing:Case)
+  WITH DISTINCT showing
+  MATCH (showing)-[:HAS_ROOT_CAUSE]->(cause:RootCause)
+  WITH cause, showing.case_id AS showing_id ORDER BY showing_id
+  WITH cause, count(*) AS showing_count, collect(showing_id)[..$connecting_limit + 1] AS first_showing
+  RETURN collect({{cause: cause, showing_count: showing_count, first_showing: first_showing}}) AS per_cause
+}}
+CALL (per_cause) {{
+  UNWIND per_cause AS info
+  WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id
+  MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
+  WHERE showing_count > 1 OR first_id <> other.case_id
+  WITH other, count(*) AS shared_count
+  ORDER BY shared_count DESC, other.case_id
+  LIMIT $limit
+  RETURN collect(other) AS ranked
+}}
+UNWIND range(0, size(ranked) - 1) AS position
+WITH ranked[position] AS other, position, per_cause, concepts
+WITH other, position, per_cause,
+     EXISTS {{ MATCH (other)-[:HAS_SYMPTOM]->(shown) WHERE shown IN concepts }} AS other_shows_symptom
+MATCH (other)-[:HAS_ROOT_CAUSE]->(cause:RootCause)
+WITH other, position, other_shows_symptom, cause, [info IN per_cause WHERE info.cause = cause][0] AS info
+WHERE info IS NOT NULL
+WITH other, position, cause,
+     info.showing_count - CASE WHEN other_shows_symptom THEN 1 ELSE 0 END AS connecting_count,
+     [id IN info.first_showing WHERE id <> other.case_id][..$connecting_limit] AS connecting
+WHERE connecting_count > 0
+WITH other, position, collect({{cause: {entity_map("cause")}, connecting_count: connecting_count,
+                                connecting: connecting}}) AS shared
+RETURN other.case_id AS case_id, shared
+ORDER BY position
 """
 
 # Cases ranked by how many entities (of the chosen types) they share with this one.

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Iterable
 
 from neo4j import Driver, ManagedTransaction
+from neo4j.exceptions import IncompleteCommit
 
 from incident_graph.schema.entity_types import ENTITY_TYPES
 from incident_graph.schema.records import ExtractedCase, Mention
@@ -100,9 +101,15 @@ def link_parameters(mention: Mention) -> dict[str, object]:
     }
 
 
-def replace_case(tx: ManagedTransaction, case: ExtractedCase) -> str:
-    """Write a case and its links; an existing case loses its old links first."""
+def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | None] | None = None) -> str:
+    """Write a case and its links; an existing case loses its old links first.
+
+    `seen`, when given, collects the stored hash each attempt found (the first is what was there
+    before this write began, whatever later attempts find).
+    """
     previous = stored_hash(tx, case.case_id)
+    if seen is not None:
+        seen.append(previous)
     if previous == case.content_hash:
         return "skipped"
     tx.run(
@@ -129,10 +136,28 @@ def remove_orphaned_extracted_entities(tx: ManagedTransaction) -> None:
     ).consume()
 
 
+COMMIT_ATTEMPTS = 3
+
+
 def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
-    """One managed transaction per case: all of it lands or none of it does; transient errors retry."""
-    with driver.session() as session:
-        action = session.execute_write(replace_case, case)
+    """One managed transaction per case: all of it lands or none of it does; transient errors retry.
+
+    When the connection drops during the commit the driver cannot know whether it landed and does
+    not retry (IncompleteCommit). Writing a case is idempotent (MERGE, and an unchanged content
+    hash makes it a no-op), so it is tried again here; the action reported is the one the first
+    attempt found, so a landed-but-unacknowledged commit still counts as added or updated.
+    """
+    seen: list[str | None] = []
+    for attempt in range(1, COMMIT_ATTEMPTS + 1):
+        try:
+            with driver.session() as session:
+                session.execute_write(replace_case, case, seen)
+            break
+        except IncompleteCommit:
+            if attempt == COMMIT_ATTEMPTS:
+                raise
+    before = seen[0]
+    action = "skipped" if before == case.content_hash else "updated" if before is not None else "added"
     return WriteOutcome(case.case_id, action)
 
 

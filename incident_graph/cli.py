@@ -332,6 +332,8 @@ def serve(
     uri: Optional[str] = UriOption,
     user: Optional[str] = UserOption,
     password: Optional[str] = PasswordOption,
+    no_introspection: bool = typer.Option(
+        False, "--no-introspection", help="Refuse __schema/__type queries (and serve no GraphiQL)."),
 ) -> None:
     """Serve the GraphQL API (GraphiQL at /graphql, health at /healthz)."""
     from incident_graph.api.app import serve as serve_api
@@ -345,7 +347,7 @@ def serve(
         errors.print(f"warning: no Neo4j answers at {settings.uri} yet; /healthz will say so.", highlight=False)
     mode = "mutations enabled (bearer token)" if token else "read-only"
     console.print(f"GraphQL API on http://{host}:{port}/graphql ({mode}), Neo4j at {settings.uri}", highlight=False)
-    serve_api(settings, host=host, port=port, token=token)
+    serve_api(settings, host=host, port=port, token=token, introspection=not no_introspection)
 
 
 @app.command("export-schema")

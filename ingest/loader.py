@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from neo4j import Driver
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (ConnectionAcquisitionTimeoutError, IncompleteCommit, Neo4jError, ServiceUnavailable,
+                              SessionExpired)
 
 from incident_graph.graph.writes import existing_extracted_names, sync_taxonomy, write_case
 from incident_graph.ingest.extract import EntityResolver, Extractor
@@ -94,12 +95,19 @@ def ingest_one(driver: Driver, extractor: Extractor, writeup: WriteUp, summary: 
         return None
     try:
         outcome = write_case(driver, case)
-    except (ServiceUnavailable, SessionExpired) as error:
+    except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as error:
         reason = f"Neo4j unavailable ({type(error).__name__})"
-        summary.failed.append(Failure(writeup.origin, f"not written: {reason}", writeup.case_id))
+        message = f"not written: {reason}"
+        if isinstance(error, IncompleteCommit):
+            message += "; the connection dropped during the commit, so it may have landed: a rerun settles it"
+        summary.failed.append(Failure(writeup.origin, message, writeup.case_id))
         return reason
     except Neo4jError as error:
         summary.failed.append(Failure(writeup.origin, f"not written: {error.code}: {error.message}",
+                                      writeup.case_id))
+        return None
+    except Exception as error:  # a value the graph cannot take fails this write-up, not the batch
+        summary.failed.append(Failure(writeup.origin, f"not written: {type(error).__name__}: {error}",
                                       writeup.case_id))
         return None
     {"added": summary.added, "updated": summary.updated, "skipped": summary.skipped}[outcome.action].append(

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -20,6 +21,7 @@ JSON_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 DEFAULT_INCLUDE = ("*.md", "*.markdown", "*.txt", "*.text", "*.json", "*.jsonl", "*.ndjson")
 SECTION_ORDER = ("Symptoms", "Root cause", "Component", "Contributing factor", "Detection", "Remediation", "Lessons")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
+SURROGATE = re.compile("[\ud800-\udfff]")  # only JSON escapes can produce one; it is not valid Unicode
 
 
 @dataclass(frozen=True)
@@ -48,11 +50,14 @@ def parse_date(value: object, origin: str) -> str | None:
     if value in (None, ""):
         return None
     text = str(value).strip()
+    shown = repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text):,} characters)"
     if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
-        raise ValueError(f"field 'date' is {text!r}; expected YYYY, YYYY-MM or YYYY-MM-DD")
+        raise ValueError(f"field 'date' is {shown}; expected YYYY, YYYY-MM or YYYY-MM-DD")
     parts = [int(p) for p in text.split("-")]
-    if len(parts) > 1 and not 1 <= parts[1] <= 12 or len(parts) > 2 and not 1 <= parts[2] <= 31:
-        raise ValueError(f"field 'date' is {text!r}, not a calendar date")
+    try:
+        date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+    except ValueError:
+        raise ValueError(f"field 'date' is {shown}, not a calendar date") from None
     return text
 
 
@@ -121,9 +126,25 @@ def text_from_record(record: dict[str, object]) -> str:
     return "\n".join(parts) + "\n"
 
 
+def check_unicode(record: dict[str, object]) -> None:
+    """A JSON escape such as \\ud800 decodes to an unpaired surrogate, which no UTF-8 text can hold."""
+    for key, value in record.items():
+        pending = [key, value]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, dict):
+                pending += [*item.keys(), *item.values()]
+            elif isinstance(item, list):
+                pending += item
+            elif isinstance(item, str) and (match := SURROGATE.search(item)):
+                raise ValueError(f"field {key!r} holds an unpaired surrogate \\u{ord(match.group()):04x}, "
+                                 "which is not valid Unicode")
+
+
 def writeup_from_record(record: object, origin: str) -> WriteUp:
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    check_unicode(record)
     body = record.get("body")
     if not isinstance(body, str) or not body.strip():
         raise ValueError("field 'body' is missing or empty")
@@ -142,25 +163,44 @@ def writeup_from_record(record: object, origin: str) -> WriteUp:
     )
 
 
+def load_json(text: str) -> object:
+    """json.loads, with every way it can refuse input as a ValueError that says what is wrong."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"malformed JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        raise ValueError("malformed JSON: arrays or objects nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise ValueError(f"malformed JSON: {str(error).split(';')[0]}") from None
+
+
 def records_from_json(text: str, origin: str, lines: bool) -> Iterator[WriteUp | ReadFailure]:
     if lines:
-        for number, line in enumerate(text.splitlines(), start=1):
+        # JSON Lines break at \n only: str.splitlines would also break inside a record whose strings
+        # hold U+2028, U+0085 or a form feed, which JSON allows unescaped.
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             where = f"{origin}#{number}"
             try:
-                yield writeup_from_record(json.loads(line), where)
-            except json.JSONDecodeError as error:
-                yield ReadFailure(where, f"malformed JSON: {error.msg} at column {error.colno}")
+                record = load_json(line)
+            except ValueError as error:
+                yield ReadFailure(where, str(error).replace(" at line 1 column", " at column"))
+                continue
+            try:
+                yield writeup_from_record(record, where)
             except ValueError as error:
                 yield ReadFailure(where, str(error))
         return
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        yield ReadFailure(origin, f"malformed JSON: {error.msg} at line {error.lineno} column {error.colno}")
+        data = load_json(text)
+    except ValueError as error:
+        yield ReadFailure(origin, str(error))
         return
     records = data if isinstance(data, list) else [data]
+    if not records:
+        yield ReadFailure(origin, "an empty JSON array: no records to read")
     for number, record in enumerate(records, start=1):
         where = f"{origin}#{number}" if isinstance(data, list) else origin
         try:
@@ -189,6 +229,8 @@ def read_bytes(raw: bytes, origin: str, suffix: str, default_id: str,
         if not raw.strip():
             raise ValueError("the file is empty")
         text = decode(raw, origin)
+        if not text.strip():  # a byte-order mark and nothing else
+            raise ValueError("the file is empty")
     except ValueError as error:
         yield ReadFailure(origin, str(error))
         return

@@ -1,0 +1,109 @@
+"""What one request may ask for, and how a refusal reads.
+
+Document-level limits (depth, aliases, tokens) are strawberry extensions that run before any
+resolver; argument-level limits (page size, hops, list lengths) are checked by the resolvers with
+the helpers below. Every refusal is a GraphQL error whose message says which limit and by how
+much. Anything unexpected is masked: the client sees a fixed sentence, the log gets the details.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+)
+
+from incident_graph.graph.queries import MAX_PATH_HOPS
+
+MAX_DEPTH = 12  # deep enough for case -> entity -> cases -> case -> entity, through connections
+MAX_ALIASES = 15
+MAX_TOKENS = 2_000
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+DEFAULT_DIAGNOSES = 10
+DEFAULT_HOPS = 4
+MAX_HOPS = MAX_PATH_HOPS
+DEFAULT_SUBGRAPH_CASES = 50
+MAX_SUBGRAPH_CASES = 200
+MAX_FILTER_VALUES = 50  # names per CaseFilter list, symptoms per diagnose
+MAX_TEXT_LENGTH = 500  # characters of a search phrase
+MAX_LISTED_CASES = 20  # connecting / supporting cases listed per result (their count is exact)
+MAX_DOCUMENTS = 100  # per ingestDocuments call
+MAX_DOCUMENT_CHARS = 1_000_000
+MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
+READ_TIMEOUT_S = 30.0  # per Cypher query, enforced by Neo4j
+
+MASKED_MESSAGE = "Internal error while answering this query; the server log has the details."
+
+
+class ClientError(Exception):
+    """A request the API refuses on purpose; its message is written for the client and shown as is."""
+
+
+class GraphUnavailableError(ClientError):
+    def __init__(self) -> None:
+        super().__init__("The graph database is not reachable right now; try again shortly.")
+
+
+def page_size(first: int | None, argument: str = "first", maximum: int = MAX_PAGE_SIZE,
+              default: int = DEFAULT_PAGE_SIZE) -> int:
+    if first is None:
+        return default
+    if not 1 <= first <= maximum:
+        raise ClientError(
+            f"`{argument}` must be between 1 and {maximum} (got {first}); page through larger results."
+        )
+    return first
+
+
+def hop_count(max_hops: int | None) -> int:
+    if max_hops is None:
+        return DEFAULT_HOPS
+    if not 1 <= max_hops <= MAX_HOPS:
+        raise ClientError(f"`maxHops` must be between 1 and {MAX_HOPS} (got {max_hops}).")
+    return max_hops
+
+
+def value_list(values: list[str], argument: str) -> tuple[str, ...]:
+    """Strip, drop empties and duplicates, keep order; refuse over-long lists."""
+    cleaned = tuple(dict.fromkeys(value.strip() for value in values if value.strip()))
+    if len(cleaned) > MAX_FILTER_VALUES:
+        raise ClientError(f"`{argument}` may name at most {MAX_FILTER_VALUES} values (got {len(cleaned)}).")
+    return cleaned
+
+
+def search_text(text: str, argument: str = "text") -> str:
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ClientError(f"`{argument}` may be at most {MAX_TEXT_LENGTH} characters (got {len(text)}).")
+    return text
+
+
+def should_mask_error(error: GraphQLError) -> bool:
+    """Mask only unexpected exceptions raised while resolving a field.
+
+    Syntax, validation and limit errors carry no original exception; ClientError is ours and
+    written for the client; argument coercion errors happen before execution (no path).
+    """
+    original = error.original_error
+    if original is None or isinstance(original, ClientError):
+        return False
+    return error.path is not None
+
+
+def security_extensions() -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
+    """Factories, so every request gets fresh extension instances."""
+    return [
+        lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        # No ValidationCache: the limiters add a new rule class per request, so it would never hit.
+        lambda: ParserCache(maxsize=256),
+        lambda: MaskErrors(should_mask_error=should_mask_error, error_message=MASKED_MESSAGE),
+    ]

@@ -1,0 +1,72 @@
+"""The Incident Library page: `/` serves api/static/index.html, `/static/...` its scripts and styles.
+
+The page reads everything through /graphql; nothing here touches the graph. The HTML goes out with a
+strict Content-Security-Policy: scripts only from this origin (no inline script, no eval), so a
+stored write-up that contains markup can never run as code even if it reached the DOM as HTML.
+The graph library (api/static/vendor/cytoscape.min.js) is copied from the npm package at build time
+(`make api/static/vendor/cytoscape.min.js`), so the page needs no internet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+INDEX_HTML = STATIC_DIR / "index.html"
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+async def index(request: Request) -> Response:
+    if not INDEX_HTML.is_file():
+        return Response("The Incident Library page is not installed.", status_code=404, media_type="text/plain")
+    headers = dict(SECURITY_HEADERS)
+    headers["Cache-Control"] = "no-cache"
+    return FileResponse(INDEX_HTML, media_type="text/html; charset=utf-8", headers=headers)
+
+
+class HardenedStaticFiles(StaticFiles):
+    """StaticFiles that also sends nosniff, so a script is only ever run as the type it was served as."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: dict) -> None:  # type: ignore[type-arg]
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.append((b"x-content-type-options", b"nosniff"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await super().__call__(scope, receive, send_with_headers)
+
+
+def page_routes() -> list[BaseRoute]:
+    """The routes to add to the app: the page at `/` and its files under `/static`."""
+    return [
+        Route("/", index, methods=["GET", "HEAD"], name="page"),
+        Mount("/static", app=HardenedStaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+    ]

@@ -1,0 +1,294 @@
+"""Root query fields: check the arguments, run one query (graph/queries.py), build the result types.
+
+Nested fields of the results (a case's title, links, an entity's cases...) are not fetched here:
+the types resolve them through the request's DataLoaders.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+import strawberry
+from strawberry.utils.str_converters import to_camel_case
+
+from incident_graph.api import limits
+from incident_graph.api.limits import ClientError
+from incident_graph.api.pagination import window
+from incident_graph.api.types import (
+    Case,
+    CaseConnection,
+    CaseFilter,
+    CaseSharingRootCause,
+    Component,
+    Connection,
+    ContributingFactor,
+    Diagnosis,
+    EntityRef,
+    EntityType,
+    FilterSuggestion,
+    GraphEdge,
+    GraphNode,
+    Info,
+    NodeType,
+    Organisation,
+    Path,
+    RelatedCase,
+    RootCause,
+    SharedRootCause,
+    Subgraph,
+    Symptom,
+    cases_from_ids,
+    edges_and_page_info,
+    entity_from_map,
+    graph_node,
+)
+from incident_graph.graph import queries
+from incident_graph.schema import entity_types
+
+FILTER_LISTS = (
+    ("symptoms", entity_types.SYMPTOM),
+    ("root_causes", entity_types.ROOT_CAUSE),
+    ("components", entity_types.COMPONENT),
+    ("contributing_factors", entity_types.CONTRIBUTING_FACTOR),
+    ("organisations", entity_types.ORGANISATION),
+)
+TYPE_ORDER = {entity_type.label: index for index, entity_type in enumerate(entity_types.ENTITY_TYPES)}
+
+
+def criteria_from(case_filter: CaseFilter | None) -> queries.CaseCriteria:
+    if case_filter is None:
+        return queries.CaseCriteria()
+    names = []
+    for field_name, entity_type in FILTER_LISTS:
+        values = getattr(case_filter, field_name)
+        if values is not None:
+            # An empty list names nothing, so it matches nothing, as "any of []" should.
+            argument = f"filter.{to_camel_case(field_name)}"
+            names.append((entity_type.label, limits.value_list(values, argument)))
+    if (
+        case_filter.published_from and case_filter.published_to
+        and case_filter.published_from > case_filter.published_to
+    ):
+        raise ClientError("`filter.publishedFrom` is after `filter.publishedTo`.")
+    return queries.CaseCriteria(
+        names=tuple(names),
+        text=limits.search_text(case_filter.text, "filter.text") if case_filter.text else None,
+        published_from=case_filter.published_from,
+        published_to=case_filter.published_to,
+    )
+
+
+# ------------------------------------------------------------------ cases
+
+
+async def case(info: Info, id: strawberry.ID) -> Case | None:
+    record = await info.context.loaders.case.load(str(id))
+    return Case(id=id) if record is not None else None
+
+
+async def cases(
+    info: Info, filter: CaseFilter | None = None, first: int | None = limits.DEFAULT_PAGE_SIZE,
+    after: str | None = None,
+) -> CaseConnection:
+    # Count, page and facets run lazily, each only if the query selects it.
+    return CaseConnection(criteria=criteria_from(filter), page=window(first, after))
+
+
+async def cases_sharing_root_cause(
+    info: Info, symptom: str, first: int | None = limits.MAX_PAGE_SIZE
+) -> list[CaseSharingRootCause]:
+    limit = limits.page_size(first, default=limits.MAX_PAGE_SIZE)
+    rows = await info.context.reader.rows(
+        queries.CASES_SHARING_ROOT_CAUSE, symptom=symptom.strip(), limit=limit,
+        connecting_limit=limits.MAX_LISTED_CASES,
+    )
+    return [
+        CaseSharingRootCause(
+            case=Case(id=strawberry.ID(row["case_id"])),
+            shared_root_causes=[
+                SharedRootCause(
+                    root_cause=entity_from_map(item["cause"]),
+                    connecting_cases=cases_from_ids(item["connecting"]),
+                    connecting_case_count=item["connecting_count"],
+                )
+                for item in sorted(row["shared"], key=lambda item: item["cause"]["name"])
+            ],
+        )
+        for row in rows
+    ]
+
+
+async def related_cases(
+    info: Info, id: strawberry.ID, via: list[EntityType] | None = None,
+    first: int | None = limits.DEFAULT_PAGE_SIZE,
+) -> list[RelatedCase]:
+    labels = [entity_type.value for entity_type in via] if via else list(entity_types.LABELS)
+    rows = await info.context.reader.rows(
+        queries.RELATED_CASES, case_id=str(id), limit=limits.page_size(first),
+        relationship_types=[entity_types.entity_type(label).relationship for label in labels],
+    )
+    return [
+        RelatedCase(
+            case=Case(id=strawberry.ID(row["case_id"])),
+            shared_count=len(row["shared"]),
+            shared=[
+                entity_from_map(entity)
+                for entity in sorted(row["shared"], key=lambda e: (TYPE_ORDER[e["label"]], e["name"]))
+            ],
+        )
+        for row in rows
+    ]
+
+
+async def diagnose(
+    info: Info, symptoms: list[str], first: int | None = limits.DEFAULT_DIAGNOSES
+) -> list[Diagnosis]:
+    names = limits.value_list(symptoms, "symptoms")
+    if not names:
+        raise ClientError("`symptoms` must name at least one symptom.")
+    rows = await info.context.reader.rows(
+        queries.DIAGNOSE, symptoms=list(names), symptom_count=len(names),
+        limit=limits.page_size(first, default=limits.DEFAULT_DIAGNOSES), support_limit=limits.MAX_LISTED_CASES,
+    )
+    return [
+        Diagnosis(
+            root_cause=entity_from_map(row["cause"]),
+            score=row["score"],
+            supporting_case_count=row["support"],
+            supporting_cases=cases_from_ids(row["supporting"]),
+            matched_symptoms=[name for name in names if name in row["matched"]],
+        )
+        for row in rows
+    ]
+
+
+async def suggest_filters(info: Info, text: str) -> list[FilterSuggestion]:
+    phrase = limits.search_text(text)
+    try:
+        # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
+        from incident_graph.ingest.suggest import suggest_filters as find_filter_values
+    except ImportError:
+        raise ClientError("suggestFilters is not available: the ingest pipeline is not installed.") from None
+    mentions = await anyio.to_thread.run_sync(find_filter_values, phrase)
+    return [
+        FilterSuggestion(
+            type=EntityType(mention.type), name=mention.name, mention=mention.mention,
+            start=mention.start, end=mention.end, confidence=mention.confidence,
+        )
+        for mention in mentions
+    ]
+
+
+# ------------------------------------------------------------------ graph views
+
+
+async def path(
+    info: Info,
+    from_: Annotated[EntityRef, strawberry.argument(name="from")],
+    to: EntityRef,
+    max_hops: int | None = limits.DEFAULT_HOPS,
+) -> Path | None:
+    hops = limits.hop_count(max_hops)
+    row = await info.context.reader.single(
+        queries.SHORTEST_PATH[hops],
+        from_type=from_.type.value, from_name=from_.name, to_type=to.type.value, to_name=to.name,
+    )
+    if row is None:  # not expected: the query always returns one row
+        return None
+    for found, reference, argument in ((row["from_found"], from_, "from"), (row["to_found"], to, "to")):
+        if not found:
+            raise ClientError(f"`{argument}`: no {describe(reference)} in the graph.")
+    if row["nodes"] is None:
+        return None  # no connection within maxHops
+    nodes_by_element = {node["element_id"]: graph_node(node) for node in row["nodes"]}
+    return Path(
+        length=len(row["edges"]),
+        nodes=list(nodes_by_element.values()),
+        edges=[graph_edge(edge, nodes_by_element) for edge in row["edges"]],
+    )
+
+
+def describe(reference: EntityRef) -> str:
+    if reference.type is NodeType.CASE:
+        return f"case with id {reference.name!r}"
+    return f"{entity_types.entity_type(reference.type.value).title.lower()} named {reference.name!r}"
+
+
+def graph_edge(edge: dict[str, Any], nodes_by_element: dict[str, GraphNode]) -> GraphEdge:
+    return GraphEdge(
+        source=nodes_by_element[edge["source"]].id,
+        target=nodes_by_element[edge["target"]].id,
+        type=edge["relationship"],
+        confidence=edge["confidence"],
+    )
+
+
+async def subgraph(
+    info: Info, filter: CaseFilter | None = None, limit: int | None = limits.DEFAULT_SUBGRAPH_CASES
+) -> Subgraph:
+    criteria = criteria_from(filter)
+    case_limit = limits.page_size(
+        limit, argument="limit", maximum=limits.MAX_SUBGRAPH_CASES, default=limits.DEFAULT_SUBGRAPH_CASES
+    )
+    row = await info.context.reader.single(
+        queries.case_subgraph(criteria), **criteria.parameters(), limit=case_limit
+    )
+    if row is None:
+        return Subgraph(nodes=[], edges=[])
+    nodes: dict[str, GraphNode] = {}
+    for case_row in row["cases"]:
+        node = graph_node({"label": "Case", "name": case_row["case_id"], "title": case_row["title"]})
+        nodes[node.id] = node
+    entity_ids: dict[str, strawberry.ID] = {}
+    edges: list[GraphEdge] = []
+    for link in row["links"]:
+        entity = graph_node(link["entity"])
+        nodes.setdefault(entity.id, entity)
+        entity_ids[link["entity"]["element_id"]] = entity.id
+        edges.append(GraphEdge(source=strawberry.ID(f"Case:{link['case_id']}"), target=entity.id,
+                               type=link["relationship"], confidence=link["confidence"]))
+    edges += [
+        GraphEdge(source=entity_ids[edge["source"]], target=entity_ids[edge["target"]],
+                  type=entity_types.BROADER, confidence=None)
+        for edge in row["broader_edges"]
+    ]
+    return Subgraph(nodes=list(nodes.values()), edges=edges)
+
+
+# ------------------------------------------------------------------ entity lookups
+
+
+def entity_lookup(entity_type: entity_types.EntityType) -> Any:
+    """The resolver of one root lookup field (symptoms, rootCauses, ...)."""
+
+    async def lookup(
+        info: Info, search: str | None = None, first: int | None = limits.DEFAULT_PAGE_SIZE,
+        after: str | None = None,
+    ) -> Connection[Any]:
+        page = window(first, after)
+        row = await info.context.reader.single(
+            queries.ENTITY_SEARCH[entity_type.label],
+            needle=limits.search_text(search or "", "search").strip().lower(),
+            skip=page.skip, limit=page.limit + 1,
+        )
+        found = row["page"] if row else []
+        entities = [entity_from_map(entity) for entity in found[: page.limit]]
+        edges, page_info = edges_and_page_info(entities, page, has_next=len(found) > page.limit)
+        return Connection(total_count=row["total"] if row else 0, edges=edges, page_info=page_info)
+
+    return lookup
+
+
+def typed_lookup(entity_type: entity_types.EntityType, node: type) -> Any:
+    """Give the generic lookup its concrete return type, which strawberry reads from annotations."""
+    lookup = entity_lookup(entity_type)
+    lookup.__annotations__ = {**lookup.__annotations__, "return": Connection[node]}  # type: ignore[valid-type]
+    return lookup
+
+
+symptoms = typed_lookup(entity_types.SYMPTOM, Symptom)
+root_causes = typed_lookup(entity_types.ROOT_CAUSE, RootCause)
+components = typed_lookup(entity_types.COMPONENT, Component)
+contributing_factors = typed_lookup(entity_types.CONTRIBUTING_FACTOR, ContributingFactor)
+organisations = typed_lookup(entity_types.ORGANISATION, Organisation)

@@ -1,0 +1,507 @@
+"""The GraphQL types: cases, the five kinds of entity, their links with evidence, and result shapes.
+
+Objects carry only what identifies them (a case id, an entity's node id and fields); anything
+nested is fetched through the request's DataLoaders, so a response costs one query per level.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Awaitable, Callable
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+import strawberry
+
+from incident_graph.api.context import RequestContext
+from incident_graph.api.limits import DEFAULT_PAGE_SIZE, ClientError
+from incident_graph.api.loaders import EntityCasesKey
+from incident_graph.api.pagination import Window, window
+from incident_graph.graph import queries
+from incident_graph.schema import entity_types
+
+Info = strawberry.Info[RequestContext, None]
+NodeT = TypeVar("NodeT")
+EntityT = TypeVar("EntityT")
+T = TypeVar("T")
+
+
+# ------------------------------------------------------------------ enums and inputs
+
+
+@strawberry.enum(description="The five kinds of entity a case links to.")
+class EntityType(Enum):
+    SYMPTOM = entity_types.SYMPTOM.label
+    ROOT_CAUSE = entity_types.ROOT_CAUSE.label
+    COMPONENT = entity_types.COMPONENT.label
+    CONTRIBUTING_FACTOR = entity_types.CONTRIBUTING_FACTOR.label
+    ORGANISATION = entity_types.ORGANISATION.label
+
+
+@strawberry.enum(description="What a node of the graph is: a case, or one of the five kinds of entity.")
+class NodeType(Enum):
+    CASE = "Case"
+    SYMPTOM = entity_types.SYMPTOM.label
+    ROOT_CAUSE = entity_types.ROOT_CAUSE.label
+    COMPONENT = entity_types.COMPONENT.label
+    CONTRIBUTING_FACTOR = entity_types.CONTRIBUTING_FACTOR.label
+    ORGANISATION = entity_types.ORGANISATION.label
+
+
+@strawberry.input(
+    description=(
+        "Which cases to keep. Within a list any value matches, across lists all must match; naming a "
+        "broader concept also matches its narrower ones. Names are canonical entity names."
+    )
+)
+class CaseFilter:
+    symptoms: list[str] | None = None
+    root_causes: list[str] | None = None
+    components: list[str] | None = None
+    contributing_factors: list[str] | None = None
+    organisations: list[str] | None = None
+    text: str | None = strawberry.field(
+        default=None,
+        description="Words that must all occur in the case's title, text, detection or lessons (full-text "
+        "index); query syntax is not interpreted. Results are then ranked by relevance.",
+    )
+    published_from: dt.date | None = strawberry.field(default=None, description="Inclusive.")
+    published_to: dt.date | None = strawberry.field(
+        default=None, description="Inclusive. A case dated only by month or year counts from its first day."
+    )
+
+
+@strawberry.input(
+    description="A node of the graph: an entity by type and canonical name, or a case (type CASE, name = case id)."
+)
+class EntityRef:
+    type: NodeType
+    name: str
+
+
+# ------------------------------------------------------------------ small shared types
+
+
+@strawberry.type(description="Why the extractor drew a link: where in the case's text, how, and how sure.")
+class Evidence:
+    sentence: str
+    mention: str | None = strawberry.field(description="The text as written in the case.")
+    start: int | None = strawberry.field(description="Character offset into Case.text.")
+    end: int | None
+    method: str = strawberry.field(description="section, cue, taxonomy, new-entity or metadata.")
+    confidence: float
+    section: str | None
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    has_previous_page: bool
+    start_cursor: str | None
+    end_cursor: str | None
+
+
+@strawberry.type
+class Edge(Generic[NodeT]):
+    node: NodeT
+    cursor: str
+
+
+def edges_and_page_info(nodes: list[NodeT], page: Window, has_next: bool) -> tuple[list[Edge[NodeT]], PageInfo]:
+    edges = [Edge(node=node, cursor=page.cursor(index)) for index, node in enumerate(nodes)]
+    info = PageInfo(
+        has_next_page=has_next,
+        has_previous_page=page.skip > 0,
+        start_cursor=edges[0].cursor if edges else None,
+        end_cursor=edges[-1].cursor if edges else None,
+    )
+    return edges, info
+
+
+class Shared(Generic[T]):
+    """The result of one fetch, shared by the sibling fields that need it (edges and pageInfo)."""
+
+    def __init__(self, fetch: Callable[[], Awaitable[T]]) -> None:
+        self._fetch = fetch
+        self._task: asyncio.Future[T] | None = None
+
+    async def get(self) -> T:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._fetch())
+        return await self._task
+
+
+# ------------------------------------------------------------------ entities
+
+
+@strawberry.interface(
+    description="Something cases link to: a symptom, root cause, component, contributing factor or organisation."
+)
+class Entity:
+    element_id: strawberry.Private[str]
+    name: str = strawberry.field(description="Canonical name.")
+    aliases: list[str] = strawberry.field(description="Other ways write-ups say it.")
+    description: str
+    known: bool = strawberry.field(
+        description="True for a taxonomy concept, false for a name extracted from a write-up."
+    )
+    type: EntityType
+
+    @strawberry.field(description="Broader concepts (of the same type) this one is grouped under.")
+    async def broader(self, info: Info) -> list[Entity]:
+        relatives = await info.context.loaders.entity_relatives.load(self.element_id)
+        return [entity_from_map(row) for row in relatives.broader]
+
+    @strawberry.field(description="Narrower concepts grouped under this one.")
+    async def narrower(self, info: Info) -> list[Entity]:
+        relatives = await info.context.loaders.entity_relatives.load(self.element_id)
+        return [entity_from_map(row) for row in relatives.narrower]
+
+    @strawberry.field(description="Cases linked to this entity or to a narrower one, newest first.")
+    async def cases(
+        self, info: Info, first: int | None = DEFAULT_PAGE_SIZE, after: str | None = None
+    ) -> EntityCaseConnection:
+        page = window(first, after)
+        # One extra row says whether there is a next page.
+        found = await info.context.loaders.entity_cases.load(
+            EntityCasesKey(self.element_id, page.skip, page.limit + 1)
+        )
+        nodes = [Case(id=strawberry.ID(case_id)) for case_id in found.case_ids[: page.limit]]
+        edges, page_info = edges_and_page_info(nodes, page, has_next=len(found.case_ids) > page.limit)
+        return EntityCaseConnection(total_count=found.total, edges=edges, page_info=page_info)
+
+
+@strawberry.type
+class Symptom(Entity):
+    pass
+
+
+@strawberry.type
+class RootCause(Entity):
+    pass
+
+
+@strawberry.type
+class Component(Entity):
+    pass
+
+
+@strawberry.type
+class ContributingFactor(Entity):
+    pass
+
+
+@strawberry.type
+class Organisation(Entity):
+    pass
+
+
+ENTITY_CLASSES: dict[str, type[Entity]] = {
+    entity_types.SYMPTOM.label: Symptom,
+    entity_types.ROOT_CAUSE.label: RootCause,
+    entity_types.COMPONENT.label: Component,
+    entity_types.CONTRIBUTING_FACTOR.label: ContributingFactor,
+    entity_types.ORGANISATION.label: Organisation,
+}
+
+
+def entity_from_map(row: dict[str, Any]) -> Any:
+    """An Entity from an ENTITY_MAP projection (graph/queries.py)."""
+    return ENTITY_CLASSES[row["label"]](
+        element_id=row["element_id"],
+        name=row["name"],
+        aliases=list(row["aliases"] or []),
+        description=row["description"] or "",
+        known=row["known"] != "extracted",
+        type=EntityType(row["label"]),
+    )
+
+
+@strawberry.type(description="A link from a case to an entity, with the evidence for it.")
+class Link(Generic[EntityT]):
+    entity: EntityT
+    evidence: Evidence
+
+
+# ------------------------------------------------------------------ cases
+
+
+def native(value: Any) -> Any:
+    """neo4j.time values to their Python equivalents."""
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+@strawberry.type(description="One incident write-up and what was extracted from it.")
+class Case:
+    id: strawberry.ID = strawberry.field(description="Stable case id (file name or record id).")
+
+    async def _record(self, info: Info) -> dict[str, Any]:
+        record = await info.context.loaders.case.load(str(self.id))
+        if record is None:
+            raise ClientError(f"Case {self.id!r} does not exist (it may have just been deleted).")
+        return record
+
+    async def _links(self, info: Info, label: str) -> list[Link[Any]]:
+        rows = await info.context.loaders.case_links.load(str(self.id))
+        return [
+            Link(entity=entity_from_map(row["entity"]), evidence=Evidence(**row["evidence"]))
+            for row in rows
+            if row["entity"]["label"] == label
+        ]
+
+    @strawberry.field
+    async def title(self, info: Info) -> str:
+        return (await self._record(info))["title"]
+
+    @strawberry.field(description="File path or URL of the write-up.")
+    async def source(self, info: Info) -> str:
+        return (await self._record(info))["source"] or ""
+
+    @strawberry.field(description="Publication date as written: YYYY, YYYY-MM or YYYY-MM-DD.")
+    async def published(self, info: Info) -> str | None:
+        return (await self._record(info))["published"]
+
+    @strawberry.field(description="First day of `published`.")
+    async def published_on(self, info: Info) -> dt.date | None:
+        return native((await self._record(info))["published_on"])
+
+    @strawberry.field(description="The write-up's text; evidence offsets point into it.")
+    async def text(self, info: Info) -> str:
+        return (await self._record(info))["text"]
+
+    @strawberry.field
+    async def detection(self, info: Info) -> str:
+        return (await self._record(info))["detection"] or ""
+
+    @strawberry.field
+    async def remediation(self, info: Info) -> list[str]:
+        return list((await self._record(info))["remediation"] or [])
+
+    @strawberry.field
+    async def lessons(self, info: Info) -> str:
+        return (await self._record(info))["lessons"] or ""
+
+    @strawberry.field(description="sectioned or free-form.")
+    async def layout(self, info: Info) -> str:
+        return (await self._record(info))["layout"] or "free-form"
+
+    @strawberry.field
+    async def ingested_at(self, info: Info) -> dt.datetime | None:
+        return native((await self._record(info))["ingested_at"])
+
+    @strawberry.field
+    async def symptoms(self, info: Info) -> list[Link[Symptom]]:
+        return await self._links(info, entity_types.SYMPTOM.label)
+
+    @strawberry.field
+    async def root_causes(self, info: Info) -> list[Link[RootCause]]:
+        return await self._links(info, entity_types.ROOT_CAUSE.label)
+
+    @strawberry.field
+    async def components(self, info: Info) -> list[Link[Component]]:
+        return await self._links(info, entity_types.COMPONENT.label)
+
+    @strawberry.field
+    async def contributing_factors(self, info: Info) -> list[Link[ContributingFactor]]:
+        return await self._links(info, entity_types.CONTRIBUTING_FACTOR.label)
+
+    @strawberry.field
+    async def organisations(self, info: Info) -> list[Link[Organisation]]:
+        return await self._links(info, entity_types.ORGANISATION.label)
+
+
+def cases_from_ids(case_ids: list[str]) -> list[Case]:
+    return [Case(id=strawberry.ID(case_id)) for case_id in case_ids]
+
+
+@strawberry.type(description="Cases of one entity, newest first.")
+class EntityCaseConnection:
+    total_count: int
+    page_info: PageInfo
+    edges: list[Edge[Case]]
+
+
+@strawberry.type
+class Connection(Generic[NodeT]):
+    total_count: int
+    page_info: PageInfo
+    edges: list[Edge[NodeT]]
+
+
+@strawberry.type(description="An entity and how many cases of the filtered set link to it.")
+class FacetValue:
+    name: str
+    count: int
+
+
+@strawberry.type(description="For each entity type, its values within the filtered cases, most frequent first.")
+class Facets:
+    symptoms: list[FacetValue]
+    root_causes: list[FacetValue]
+    components: list[FacetValue]
+    contributing_factors: list[FacetValue]
+    organisations: list[FacetValue]
+
+
+FACET_FIELDS = {entity_type.relationship: entity_type.key for entity_type in entity_types.ENTITY_TYPES}
+
+
+@strawberry.type(description="Cases matching a filter: a page of them, how many in all, and facet counts.")
+class CaseConnection:
+    criteria: strawberry.Private[queries.CaseCriteria]
+    page: strawberry.Private[Window]
+    shared_page: strawberry.Private[Shared[list[str]] | None] = None
+
+    def _page_ids(self, info: Info) -> Shared[list[str]]:
+        if self.shared_page is None:
+            async def fetch() -> list[str]:
+                rows = await info.context.reader.rows(
+                    queries.cases_page(self.criteria), **self.criteria.parameters(),
+                    skip=self.page.skip, limit=self.page.limit + 1,  # one extra: is there a next page?
+                )
+                return [row["case_id"] for row in rows]
+
+            self.shared_page = Shared(fetch)
+        return self.shared_page
+
+    @strawberry.field(description="How many cases match, in all pages.")
+    async def total_count(self, info: Info) -> int:
+        row = await info.context.reader.single(queries.cases_count(self.criteria), **self.criteria.parameters())
+        return row["total"] if row else 0
+
+    @strawberry.field
+    async def edges(self, info: Info) -> list[Edge[Case]]:
+        case_ids = await self._page_ids(info).get()
+        edges, _ = edges_and_page_info(cases_from_ids(case_ids[: self.page.limit]), self.page, False)
+        return edges
+
+    @strawberry.field
+    async def page_info(self, info: Info) -> PageInfo:
+        case_ids = await self._page_ids(info).get()
+        nodes = cases_from_ids(case_ids[: self.page.limit])
+        _, page_info = edges_and_page_info(nodes, self.page, has_next=len(case_ids) > self.page.limit)
+        return page_info
+
+    @strawberry.field
+    async def facets(self, info: Info) -> Facets:
+        rows = await info.context.reader.rows(queries.case_facets(self.criteria), **self.criteria.parameters())
+        values: dict[str, list[FacetValue]] = {key: [] for key in FACET_FIELDS.values()}
+        for row in rows:
+            values[FACET_FIELDS[row["relationship"]]].append(FacetValue(name=row["name"], count=row["count"]))
+        return Facets(**values)
+
+
+# ------------------------------------------------------------------ traversal results
+
+
+@strawberry.type(description="A root cause shared with cases showing the symptom, and those cases.")
+class SharedRootCause:
+    root_cause: RootCause
+    connecting_cases: list[Case] = strawberry.field(
+        description="Cases showing the symptom that have this root cause (the first 20 by id)."
+    )
+    connecting_case_count: int
+
+
+@strawberry.type
+class CaseSharingRootCause:
+    case: Case
+    shared_root_causes: list[SharedRootCause]
+
+
+@strawberry.type
+class RelatedCase:
+    case: Case
+    shared_count: int = strawberry.field(
+        description="How many entities it shares with the given case; the ranking key."
+    )
+    shared: list[Entity] = strawberry.field(description="The shared entities, by type then name.")
+
+
+@strawberry.type(description="A root cause the graph links to the given symptoms.")
+class Diagnosis:
+    root_cause: RootCause
+    score: float = strawberry.field(
+        description="Mean over the given symptoms of the confidence-weighted share of that symptom's cases "
+        "naming this root cause; from 0 to 1."
+    )
+    supporting_case_count: int
+    supporting_cases: list[Case] = strawberry.field(description="Strongest support first (at most 20).")
+    matched_symptoms: list[str] = strawberry.field(description="Which of the given symptoms these cases show.")
+
+
+@strawberry.type(description="A filter value recognised in a search phrase.")
+class FilterSuggestion:
+    type: EntityType
+    name: str = strawberry.field(description="Canonical name, usable in CaseFilter.")
+    mention: str = strawberry.field(description="The words of the phrase that name it.")
+    start: int
+    end: int
+    confidence: float
+
+
+@strawberry.type(description="A node for a graph view.")
+class GraphNode:
+    id: strawberry.ID = strawberry.field(description="Type and name, e.g. `Case:gitlab-2017` or `Symptom:data loss`.")
+    type: NodeType
+    name: str = strawberry.field(description="Canonical name, or the case id for a case (as in EntityRef).")
+    title: str = strawberry.field(description="What to display: the case title or the entity name.")
+
+
+@strawberry.type(description="A relationship for a graph view, in its stored direction.")
+class GraphEdge:
+    source: strawberry.ID
+    target: strawberry.ID
+    type: str = strawberry.field(description="HAS_SYMPTOM, HAS_ROOT_CAUSE, ..., or BROADER.")
+    confidence: float | None
+
+
+@strawberry.type
+class Path:
+    length: int = strawberry.field(description="Number of relationships.")
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+@strawberry.type
+class Subgraph:
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+def graph_node(row: dict[str, Any]) -> GraphNode:
+    """From a map with label and name (and title for cases)."""
+    return GraphNode(
+        id=strawberry.ID(f"{row['label']}:{row['name']}"),
+        type=NodeType(row["label"]),
+        name=row["name"],
+        title=row.get("title") or row["name"],
+    )
+
+
+# ------------------------------------------------------------------ mutation results
+
+
+@strawberry.input(description="One write-up to ingest, as in the corpus's JSON Lines records.")
+class DocumentInput:
+    id: strawberry.ID = strawberry.field(description="Stable case id; ingesting the same id again updates the case.")
+    title: str
+    body: str
+    source: str | None = None
+    date: str | None = strawberry.field(default=None, description="YYYY, YYYY-MM or YYYY-MM-DD.")
+    organisation: str | None = None
+
+
+@strawberry.type
+class IngestFailure:
+    origin: str
+    message: str
+
+
+@strawberry.type
+class IngestResult:
+    added: list[strawberry.ID]
+    updated: list[strawberry.ID]
+    skipped: list[strawberry.ID]
+    failed: list[IngestFailure]
