@@ -35,4 +35,4 @@ browser:
 
 clean:
 	-$(BIN)/incident-graph neo4j stop
-	rm -rf $(VENV) .incident-graph
+	rm -rf $(VENV) .incident-graph node_modules api/static/vendor artifacts

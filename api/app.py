@@ -64,10 +64,10 @@ class IncidentGraphQL(GraphQL):
         return request_context(self.driver, write_access(request.headers.get("authorization"), self.token))
 
 
-async def neo4j_reachable(driver: Driver) -> bool:
+async def neo4j_reachable(driver: Driver, limiter: anyio.CapacityLimiter | None = None) -> bool:
     try:
         with anyio.fail_after(HEALTH_TIMEOUT_S):
-            await anyio.to_thread.run_sync(driver.verify_connectivity, abandon_on_cancel=True)
+            await anyio.to_thread.run_sync(driver.verify_connectivity, abandon_on_cancel=True, limiter=limiter)
         return True
     except Exception:  # any failure means "not usable"; the reason goes to the log, not the client
         log.warning("health check: Neo4j is not reachable", exc_info=True)
@@ -75,8 +75,14 @@ async def neo4j_reachable(driver: Driver) -> bool:
 
 
 def health_endpoint(driver: Driver, writable: bool) -> Any:
+    # Threads of its own: under load every default worker thread can be busy with a query, and the
+    # check would then time out in the queue and report a healthy Neo4j as unreachable.
+    limiters: list[anyio.CapacityLimiter] = []
+
     async def healthz(request: Request) -> JSONResponse:
-        reachable = await neo4j_reachable(driver)
+        if not limiters:
+            limiters.append(anyio.CapacityLimiter(4))
+        reachable = await neo4j_reachable(driver, limiters[0])
         body = {
             "status": "ok" if reachable else "unavailable",
             "neo4j": "reachable" if reachable else "unreachable",

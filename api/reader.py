@@ -12,7 +12,7 @@ from typing import Any
 import anyio.to_thread
 from neo4j import Driver
 from neo4j.exceptions import ClientError as Neo4jClientError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
 from incident_graph.api.limits import READ_TIMEOUT_S, ClientError, GraphUnavailableError
 from incident_graph.graph.reads import run_read
@@ -27,7 +27,7 @@ class GraphReader:
     async def rows(self, query: str, **parameters: Any) -> list[dict[str, Any]]:
         try:
             return await anyio.to_thread.run_sync(run_read, self.driver, query, parameters, READ_TIMEOUT_S)
-        except (ServiceUnavailable, SessionExpired) as error:
+        except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as error:  # the last: starting or stopping
             raise GraphUnavailableError() from error
         except Neo4jClientError as error:
             if (error.code or "").startswith(TIMED_OUT):

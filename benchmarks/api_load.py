@@ -183,6 +183,7 @@ class Run:
     health: list[tuple[float, int]] = field(default_factory=list)  # (time, status code or 0)
     outage: tuple[float, float] | None = None  # stop began, Neo4j answering again
     stop_done: float | None = None
+    start_called: float = 0.0
 
 
 def error_of(response: httpx.Response) -> str | None:
@@ -234,7 +235,8 @@ async def neo4j_restart(settings: Settings, run: Run, t0: float, at: float, down
     await asyncio.to_thread(server.stop, settings)
     run.stop_done = time.monotonic() - t0
     await asyncio.sleep(down)
-    print(f"  [{time.monotonic() - t0:5.1f} s] starting Neo4j again", file=sys.stderr, flush=True)
+    run.start_called = time.monotonic() - t0
+    print(f"  [{run.start_called:5.1f} s] starting Neo4j again", file=sys.stderr, flush=True)
     await asyncio.to_thread(server.start, settings)
     run.outage = (began, time.monotonic() - t0)
     print(f"  [{run.outage[1]:5.1f} s] Neo4j answers again", file=sys.stderr, flush=True)
@@ -393,8 +395,9 @@ def report(run: Run, clients: int, seconds: float) -> tuple[list[str], dict[str,
     health_after = Counter(status for t, status in run.health if t > answered + 1.0)
     lines += [
         "",
-        f"Neo4j stopped at {began:.1f} s (down by {run.stop_done:.1f} s), answering again at {answered:.1f} s "
-        f"({answered - began:.1f} s without Neo4j):",
+        f"Neo4j told to stop at {began:.1f} s (its process gone at {stopped:.1f} s), started again "
+        f"{run.start_called - stopped:.1f} s later, answering again at {answered:.1f} s "
+        f"({answered - began:.1f} s without a usable Neo4j):",
         f"  requests in flight during the outage: {len(inside):,}, of which errors: {len(inside_errors):,}",
         f"  errors outside the outage: {len(outside_errors):,}",
         f"  /healthz before: {dict(health_before)}; while down: {dict(down_health)}; after: {dict(health_after)}",

@@ -103,16 +103,21 @@ def graph_status(driver: Driver, uri: str) -> GraphStatus:
     )
 
 
-def reset_data(driver: Driver) -> int:
-    """Delete every incident node and relationship; constraints and indexes stay."""
+def reset_data(driver: Driver, batch_size: int = 2_000) -> int:
+    """Delete every incident node and relationship; constraints and indexes stay.
+
+    Cases go first, a few thousand per transaction: on a large graph one entity node holds tens of
+    thousands of relationships, too many to detach in one transaction on a small heap.
+    """
     deleted = 0
-    while True:
-        # Batches keep the transaction small on a large graph.
-        count = driver.execute_query(
-            "MATCH (n) WHERE any(label IN labels(n) WHERE label IN $labels) "
-            "WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS deleted",
-            labels=list(INCIDENT_LABELS),
-        ).records[0]["deleted"]
-        deleted += count
-        if count == 0:
-            return deleted
+    for statement in (
+        "MATCH (c:Case) WITH c LIMIT $batch DETACH DELETE c RETURN count(*) AS deleted",
+        "MATCH (n) WHERE any(label IN labels(n) WHERE label IN $labels) "
+        "WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS deleted",
+    ):
+        while True:
+            count = driver.execute_query(statement, batch=batch_size, labels=list(INCIDENT_LABELS)).records[0]["deleted"]
+            deleted += count
+            if count == 0:
+                break
+    return deleted

@@ -214,12 +214,15 @@ def poster(example_graph, neo4j_settings, request):
     yield post
     loop.run_until_complete(http.aclose())
     loop.close()
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(
-            f"\nproperty-based API test: {stats['queries']:,} generated queries, {stats['answered']:,} answered "
+    line = (f"\nproperty-based API test: {stats['queries']:,} generated queries, {stats['answered']:,} answered "
             f"without errors, {stats['with_errors']:,} with clean GraphQL errors, {stats['http_4xx']:,} HTTP 4xx; "
-            "0 server errors")
+            "no server errors")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is not None:
+        with capture.global_and_fixture_disabled():  # shown even under -q, past pytest's capture
+            print(line)
+    else:
+        print(line)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=False,
@@ -244,10 +247,10 @@ def test_generated_queries_never_cause_a_server_error(poster, payload):
 
 
 def test_the_generator_reaches_every_root_field():
-    """A sanity check of the generator itself: every Query field comes up in 150 drafts."""
+    """A sanity check of the generator itself: every Query field comes up in 300 drafts (a fixed seed)."""
     seen: set[str] = set()
 
-    @settings(max_examples=150, database=None, deadline=None)
+    @settings(max_examples=300, database=None, deadline=None, derandomize=True)
     @given(payload=operations())
     def draft(payload):
         document = graphql.parse(payload["query"], no_location=True)

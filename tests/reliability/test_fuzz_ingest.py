@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import time
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,8 +32,8 @@ from incident_graph.ingest.readers import ReadFailure, WriteUp, read_bytes, read
 from incident_graph.schema.taxonomy import load_taxonomy
 
 SCALE = float(os.environ.get("INCIDENT_GRAPH_FUZZ_SCALE", "1"))
-READ_EXAMPLES = int(3000 * SCALE)
-EXTRACT_EXAMPLES = int(1500 * SCALE)
+READ_EXAMPLES = int(2000 * SCALE)
+EXTRACT_EXAMPLES = int(1000 * SCALE)
 INGEST_EXAMPLES = int(200 * SCALE)
 FUZZ = dict(deadline=None, derandomize=False, print_blob=True,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
@@ -80,9 +81,10 @@ quote = st.builds(lambda depth, text: "> " * depth + text, st.integers(1, 400), 
 line = st.one_of(sentence, sentence, bullet, bullet, heading, bold_heading, st.sampled_from(SECTIONS), quote,
                  st.sampled_from(HOSTILE), unicode_text(), st.just(""))
 huge_line = st.builds(lambda unit, count: unit * count,
-                      st.sampled_from(["x", "word ", "DNS outage caused by BGP. ", "\u00e9", "\u200b", "\U0001f525",
-                                       "<b>", "'}) ", "\u05e9 "]),
-                      st.integers(2_000, 30_000))
+                      # no taxonomy terms: thousands of mentions in one write-up is a known slow shape
+                      st.sampled_from(["x", "word ", "lorem ipsum dolor sit amet. ", "\u00e9", "\u200b", "\U0001f525",
+                                       "<b>", "'}) ", "\u05e9 ", "\t"]),
+                      st.integers(2_000, 20_000))
 front_matter = st.lists(
     st.tuples(st.sampled_from(["title", "id", "date", "source", "organisation", "Organization", " organisation ",
                                "tags", "", "x"]),
@@ -159,6 +161,10 @@ def encoded(draw, documents) -> bytes:
 
 raw_input = st.one_of(st.binary(max_size=4096), encoded(markdown()), encoded(markdown()), json_document())
 suffixes = st.sampled_from([".md", ".md", ".txt", ".json", ".jsonl", ".ndjson", ".markdown"])
+# For extraction, JSON goes to JSON readers: a nesting bomb read as Markdown is the nested-brackets shape.
+documents = st.one_of(st.tuples(encoded(markdown()), st.sampled_from([".md", ".txt", ".markdown"])),
+                      st.tuples(encoded(markdown()), st.sampled_from([".md", ".txt"])),
+                      st.tuples(json_document(), st.sampled_from([".json", ".jsonl", ".ndjson"])))
 
 
 def expected_text(raw: bytes) -> str:
@@ -213,25 +219,52 @@ def count(name: str) -> None:
     COUNTS[name] = COUNTS.get(name, 0) + 1
 
 
+EXAMPLE_LIMIT_S = 30.0
+
+
+class TooSlow(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float = EXAMPLE_LIMIT_S):
+    """A generated write-up that takes this long is a finding (a super-linear shape), not a hang."""
+    def expire(signum, frame):
+        raise TooSlow(f"one generated write-up took over {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @settings(max_examples=READ_EXAMPLES, **FUZZ)
 @given(raw=raw_input, suffix=suffixes)
 def test_readers_never_raise_and_every_failure_names_its_origin(raw, suffix):
     count("read")
     origin = f"fuzz/odd name \u202e{suffix}"
-    check_read(list(read_bytes(raw, origin, suffix, "odd-name", max_bytes=200_000)), origin, raw, suffix)
-    streamed = list(read_stream(io.BytesIO(raw), max_bytes=200_000))
+    with time_limit():
+        items = list(read_bytes(raw, origin, suffix, "odd-name", max_bytes=200_000))
+        streamed = list(read_stream(io.BytesIO(raw), max_bytes=200_000))
+    check_read(items, origin, raw, suffix)
     assert all(item.origin.split("#")[0] == "<stdin>" for item in streamed)
 
 
 def test_extraction_never_raises_and_evidence_points_at_the_mention(nlp, taxonomy):
     @settings(max_examples=EXTRACT_EXAMPLES, **FUZZ)
-    @given(raw=st.one_of(encoded(markdown()), encoded(markdown()), json_document()), suffix=suffixes)
-    def run(raw, suffix):
+    @given(document=documents)
+    def run(document):
+        raw, suffix = document
         count("extract")
         origin = f"fuzz/case{suffix}"
         extractor = Extractor(nlp, taxonomy, EntityResolver(taxonomy))
         for writeup in check_read(list(read_bytes(raw, origin, suffix, "case")), origin, raw, suffix):
-            check_evidence(extractor.extract(writeup), writeup.text)
+            with time_limit():
+                case = extractor.extract(writeup)
+            check_evidence(case, writeup.text)
 
     run()
 
@@ -241,14 +274,16 @@ def test_fuzzed_write_ups_are_stored_exactly_and_evidence_points_into_the_stored
     sequence = iter(range(1_000_000))
 
     @settings(max_examples=INGEST_EXAMPLES, **FUZZ)
-    @given(raw=st.one_of(encoded(markdown()), encoded(markdown()), json_document()), suffix=suffixes)
-    def run(raw, suffix):
+    @given(document=documents)
+    def run(document):
+        raw, suffix = document
         count("ingest")
         origin = f"fuzz/{next(sequence)}{suffix}"
         items = list(read_bytes(raw, origin, suffix, origin.split("/")[1].split(".")[0]))
         writeups = check_read(items, origin, raw, suffix)
         extractor = Extractor(nlp, taxonomy, EntityResolver(taxonomy, existing_extracted_names(driver)))
-        summary = ingest_writeups(driver, items, extractor)
+        with time_limit():
+            summary = ingest_writeups(driver, items, extractor)
         refused = {f.case_id for f in summary.failed if f.case_id}
         written = set(summary.added) | set(summary.updated) | set(summary.skipped)
         first = {}
@@ -305,7 +340,7 @@ def finishes_within(seconds: float, work) -> bool:
     return False
 
 
-BUDGET_S = 5.0  # each shape is 100-300 kB; linear code extracts any of them in about a second
+BUDGET_S = 4.0  # each shape is 100-300 kB; linear code extracts any of them in about a second
 SLOW = "super-linear today, see RELIABILITY.md 'Shapes that are slow to extract'"
 
 
@@ -355,3 +390,66 @@ def test_front_matter_organisation_evidence_points_at_its_value(nlp, taxonomy, f
     [mention] = [m for m in case.mentions if m.method == "metadata"]
     assert mention.mention == "Globex"
     assert text[mention.start:mention.end] == "Globex"
+
+
+@pytest.mark.xfail(strict=True, reason="an entity name over Neo4j's index-key limit (about 8 kB) fails the whole "
+                   "case: 'Property value is too large to index'; extraction should cap new-entity names")
+def test_a_write_up_with_a_10kB_bullet_in_an_entity_section_is_stored(driver, nlp, taxonomy):
+    text = "## Symptoms\n\nThe API was down.\n\n## Root cause\n\n- " + "x" * 10_000 + "\n"
+    writeup = writeup_from_text(text, "long-bullet.md", "long-bullet")
+    summary = ingest_writeups(driver, [writeup], Extractor(nlp, taxonomy, EntityResolver(taxonomy)))
+    assert summary.failed == []
+    stored = driver.execute_query("MATCH (c:Case {case_id: 'long-bullet'}) RETURN c.text AS text").records
+    assert [r["text"] for r in stored] == [text]
+
+
+# ------------------------------------------------------------------ what fuzzing found, pinned down
+
+FOUND = [
+    (b"[" * 100_000, ".json", "malformed JSON: arrays or objects nested too deeply"),
+    (b"[" * 100_000, ".jsonl", "malformed JSON: arrays or objects nested too deeply"),
+    (b'{"title": "t", "body": "b", "date": ' + b"9" * 5_000 + b"}", ".json", "malformed JSON: Exceeds the limit"),
+    (b'{"title": "t", "body": "a DDoS attack \\ud800"}', ".json", "field 'body' holds an unpaired surrogate \\ud800"),
+    (b'{"title": "t", "body": "b", "sections": {"Root cause": ["\\udfff"]}}', ".jsonl",
+     "field 'sections' holds an unpaired surrogate \\udfff"),
+    (b"\xef\xbb\xbf", ".jsonl", "the file is empty"),
+    (b"\xef\xbb\xbf \n", ".md", "the file is empty"),
+    (b"[]", ".json", "an empty JSON array: no records to read"),
+    (b"---\ndate: 2023-02-30\n---\nA DDoS attack.\n", ".md", "field 'date' is '2023-02-30', not a calendar date"),
+    (b"---\ndate: " + b"1" * 5_000 + b"\n---\nA DDoS attack.\n", ".md", "field 'date' is '1111111111"),
+]
+
+
+@pytest.mark.parametrize("raw, suffix, message", FOUND, ids=[
+    "json-nesting-bomb", "jsonl-nesting-bomb", "5000-digit-number", "surrogate-escape-in-body",
+    "surrogate-escape-in-sections", "bom-only-jsonl", "bom-only-markdown", "empty-json-array", "february-30",
+    "5000-character-date"])
+def test_inputs_found_by_fuzzing_fail_alone_with_a_clear_message(driver, nlp, taxonomy, raw, suffix, message):
+    items = list(read_bytes(raw, f"found{suffix}", suffix, "found")) + list(read_bytes(
+        b"The DDoS attack took the API down.\n", "good.md", ".md", "good"))
+    [failure, good] = items
+    assert isinstance(failure, ReadFailure) and failure.message.startswith(message), failure
+    assert len(failure.message) < 200
+    reset_data(driver)
+    summary = ingest_writeups(driver, items, Extractor(nlp, taxonomy, EntityResolver(taxonomy)))
+    assert summary.added == ["good"] and [f.origin for f in summary.failed] == [failure.origin]
+
+
+def test_a_value_the_graph_cannot_take_fails_its_write_up_not_the_batch(driver, nlp, taxonomy, monkeypatch):
+    """Any exception from writing one case (not only a Neo4jError) is that case's failure."""
+    from incident_graph.ingest import loader
+
+    original = loader.write_case
+
+    def write_case(driver, case):
+        if case.case_id == "bad":
+            raise ValueError("day is out of range for month")
+        return original(driver, case)
+
+    monkeypatch.setattr(loader, "write_case", write_case)
+    reset_data(driver)
+    items = [writeup_from_text("A DDoS attack.\n", f"{name}.md", name) for name in ("bad", "good")]
+    summary = ingest_writeups(driver, items, Extractor(nlp, taxonomy, EntityResolver(taxonomy)))
+    assert summary.added == ["good"]
+    assert [(f.case_id, f.message) for f in summary.failed] == [
+        ("bad", "not written: ValueError: day is out of range for month")]

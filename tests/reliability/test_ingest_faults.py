@@ -172,3 +172,30 @@ def test_connection_resets_are_retried_and_nothing_is_lost(empty_graph, neo4j_se
     assert not differences(final, reference.graph), differences(final, reference.graph)
     print(f"\nconnection resets: {proxy.resets} resets, {proxy.connections_reset} connections reset; "
           f"{added} added, {failed} failed; graph identical to a clean run")
+
+
+def test_a_commit_that_landed_unacknowledged_is_retried_and_counted_once(empty_graph, tmp_path, monkeypatch):
+    """IncompleteCommit (the connection dropped during COMMIT) is not retried by the driver; the
+    writer tries again, which is safe because writing a case is idempotent."""
+    from neo4j import Session
+    from neo4j.exceptions import IncompleteCommit
+
+    from incident_graph.ingest.loader import ingest_paths
+
+    real = Session.execute_write
+    dropped = []
+
+    def execute_write(self, work, *args, **kwargs):
+        result = real(self, work, *args, **kwargs)
+        if work.__name__ == "replace_case" and not dropped:
+            dropped.append(args[0].case_id)
+            raise IncompleteCommit("the connection dropped during COMMIT")  # it landed; nobody heard
+        return result
+
+    monkeypatch.setattr(Session, "execute_write", execute_write)
+    folder = tmp_path / "corpus"
+    generate_corpus(folder, 3, seed=1)
+    summary = ingest_paths(empty_graph, [folder])
+    assert dropped == ["gen-0000"]
+    assert summary.failed == [] and summary.added == ["gen-0000", "gen-0001", "gen-0002"]
+    assert case_count(empty_graph) == 3
