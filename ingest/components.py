@@ -457,6 +457,8 @@ def make_new_entities(nlp: Language, name: str, cues: dict[str, Any], confidence
     return NewEntityFinder(cues, confidence, max_cue_phrase_tokens, cue_phrases)
 
 
+MAX_NEW_ENTITY_TOKENS = 25
+MAX_NEW_ENTITY_CHARS = 200
 PHRASE_STOPS = {"which", "that", "who", "when", "where", "after", "before", "while", "and", "or", "as",
                 "so", "then", "until", "in", "on", "at", "for", "to", "from", "with", "by", "during",
                 "be", "is", "was", "were", "are", "had", "has", "have", "it", "this", "they", "we"}
@@ -484,7 +486,9 @@ class NewEntityFinder:
                 continue
             span = doc.char_span(start, end, alignment_mode="expand")
             span = trim(span) if span is not None else None
-            if span is not None and not negated(span, self.cues, follow=False):
+            # A bullet of a paragraph's length is prose, not the name of an entity.
+            if span is not None and len(span) <= MAX_NEW_ENTITY_TOKENS and len(span.text) <= MAX_NEW_ENTITY_CHARS \
+                    and not negated(span, self.cues, follow=False):
                 found.append(new_span(span, role, "section", self.confidence["bullet"], layout))
         for span in self.cue_phrases(doc, layout, mentions):
             found.append(new_span(span, "RootCause", "cue", self.confidence["cue"], layout))

@@ -10,6 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from incident_graph.ingest.components import DETECTION, MENTIONS
+from incident_graph.ingest import readers
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
 from incident_graph.schema.entity_types import ENTITY_TYPES
@@ -129,15 +130,27 @@ class Extractor:
                 name = concept.name
         if any(m.type == "Organisation" and m.name == name for m in found):
             return []
-        match = re.search(r"^(?:organisation|organization):[ \t]*(.+?)[ \t]*$", writeup.text, re.MULTILINE)
-        start, end = (match.start(1), match.end(1)) if match else (0, 0)
+        start, end, line = front_matter_value(writeup.text, ("organisation", "organization"))
         concept = self.taxonomy.get("Organisation", name)
         return [Mention(
-            type="Organisation", name=name, mention=writeup.organisation, sentence=match.group(0) if match else "",
+            type="Organisation", name=name, mention=writeup.organisation, sentence=line,
             start=start, end=end, confidence=1.0, method="metadata", section="front_matter",
             aliases=concept.synonyms if concept else (), description=concept.description if concept else "",
             known=concept is not None,
         )]
+
+FRONT_MATTER_LINE = re.compile(r"^[ \t]*([A-Za-z_-]+)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+
+def front_matter_value(text: str, keys: tuple[str, ...]) -> tuple[int, int, str]:
+    """Offsets of a front-matter key's value and its line; the last one wins, as in the reader."""
+    found = (0, 0, "")
+    block = readers.FRONT_MATTER.match(text)
+    for match in FRONT_MATTER_LINE.finditer(text, 0, block.end() if block else 0):
+        if match.group(1).lower() in keys:
+            found = (match.start(2), match.end(2), match.group(0).strip())
+    return found
+
 
 def section_text(doc: Doc, layout: Layout, kind: str) -> str:
     return "\n\n".join(doc.text[r.start:r.end].strip() for r in layout.sections(kind)).strip()

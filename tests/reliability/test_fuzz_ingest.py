@@ -379,8 +379,6 @@ def test_hostile_shapes_extract_in_time(nlp, taxonomy, text):
         f"extraction of {len(text):,} characters took over {BUDGET_S:.0f} s"
 
 
-@pytest.mark.xfail(strict=True, reason="ingest/extract.py metadata_organisation looks for the value with a "
-                   "case-sensitive regex over the whole text, not at the front-matter line it came from")
 @pytest.mark.parametrize("front", ["organisation: Initech Ltd\norganisation: Globex\n", "Organisation: Globex\n",
                                    "organisation : Globex\n"], ids=["repeated-key", "capitalised-key", "spaced-key"])
 def test_front_matter_organisation_evidence_points_at_its_value(nlp, taxonomy, front):
@@ -392,8 +390,6 @@ def test_front_matter_organisation_evidence_points_at_its_value(nlp, taxonomy, f
     assert text[mention.start:mention.end] == "Globex"
 
 
-@pytest.mark.xfail(strict=True, reason="an entity name over Neo4j's index-key limit (about 8 kB) fails the whole "
-                   "case: 'Property value is too large to index'; extraction should cap new-entity names")
 def test_a_write_up_with_a_10kB_bullet_in_an_entity_section_is_stored(driver, nlp, taxonomy):
     text = "## Symptoms\n\nThe API was down.\n\n## Root cause\n\n- " + "x" * 10_000 + "\n"
     writeup = writeup_from_text(text, "long-bullet.md", "long-bullet")
