@@ -38,7 +38,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,6 +46,8 @@ from typing import Any
 
 import httpx
 from neo4j import Driver
+
+from api_latency import DIAGNOSE, SHARING  # the same queries the latency benchmark times
 
 from incident_graph.config import Settings
 from incident_graph.graph import server
@@ -76,21 +77,6 @@ query($id: ID!) {
     symptoms { entity { name } evidence { sentence confidence } }
     rootCauses { entity { name broader { name } } evidence { confidence } }
     components { entity { name } }
-  }
-}"""
-
-SHARING = """
-query($symptom: String!) {
-  casesSharingRootCause(symptom: $symptom, first: 20) {
-    case { id title }
-    sharedRootCauses { rootCause { name } connectingCaseCount connectingCases { id } }
-  }
-}"""
-
-DIAGNOSE = """
-query($symptoms: [String!]!) {
-  diagnose(symptoms: $symptoms, first: 10) {
-    rootCause { name } score supportingCaseCount supportingCases { id title }
   }
 }"""
 

@@ -75,3 +75,15 @@ def empty_graph(driver: Driver) -> Driver:
     """A graph with the schema and no data, for tests that write."""
     reset_data(driver)
     return driver
+
+
+@pytest.fixture(scope="module")
+def corpus_graph(driver: Driver) -> Driver:
+    """The bundled corpus, ingested as `incident-graph ingest` would (once per test module)."""
+    from incident_graph.ingest.corpus import bundled_corpus_dir
+    from incident_graph.ingest.loader import ingest_paths
+
+    reset_data(driver)
+    summary = ingest_paths(driver, [bundled_corpus_dir()])
+    assert summary.failed == []
+    return driver

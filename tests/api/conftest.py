@@ -13,7 +13,6 @@ from neo4j import Driver
 
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
-from incident_graph.graph.admin import reset_data
 
 from .example import load_example
 
@@ -31,18 +30,6 @@ def example_graph(driver: Driver) -> Driver:
 def fresh_example_graph(driver: Driver) -> Driver:
     """The example, reloaded for a test that writes."""
     load_example(driver)
-    return driver
-
-
-@pytest.fixture(scope="module")
-def corpus_graph(driver: Driver) -> Driver:
-    """The project's bundled corpus, ingested as `incident-graph ingest` would."""
-    from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths
-
-    reset_data(driver)
-    summary = ingest_paths(driver, [bundled_corpus_dir()])
-    assert summary.failed == []
     return driver
 
 

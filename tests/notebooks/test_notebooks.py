@@ -12,7 +12,6 @@ import pytest
 from neo4j import Driver
 
 from incident_graph.config import Settings
-from incident_graph.graph.admin import reset_data
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
@@ -35,18 +34,6 @@ def test_stored_without_outputs(path: Path) -> None:
             assert cell.get("outputs") == [], f"{path.name} cell {index} has outputs: clear them before committing"
             assert cell.get("execution_count") is None, f"{path.name} cell {index} has an execution count"
         assert "attachments" not in cell or not cell["attachments"], f"{path.name} cell {index} has attachments"
-
-
-@pytest.fixture(scope="module")
-def corpus_graph(driver: Driver) -> Driver:
-    """The bundled corpus, ingested as `incident-graph ingest` would."""
-    from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths
-
-    reset_data(driver)
-    summary = ingest_paths(driver, [bundled_corpus_dir()])
-    assert summary.failed == []
-    return driver
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
