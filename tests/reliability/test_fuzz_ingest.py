@@ -219,7 +219,7 @@ def count(name: str) -> None:
     COUNTS[name] = COUNTS.get(name, 0) + 1
 
 
-EXAMPLE_LIMIT_S = 30.0
+EXAMPLE_LIMIT_S = 300.0  # a hang guard, not a speed test: load on a 2-core machine varies
 
 
 class TooSlow(Exception):
@@ -345,7 +345,8 @@ SLOW = "super-linear today, see RELIABILITY.md 'Shapes that are slow to extract'
 
 
 def slow(reason: str):
-    return pytest.mark.xfail(strict=True, reason=f"{SLOW}: {reason}")
+    # Not strict: whether a shape beats the time budget depends on the machine's load.
+    return pytest.mark.xfail(strict=False, reason=f"{SLOW}: {reason}")
 
 
 SHAPES = [
