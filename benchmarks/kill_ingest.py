@@ -14,7 +14,8 @@ reference), then, each phase from an empty graph:
 
 After each phase the graph must be identical to the reference (nodes, relationships, properties,
 the write timestamp aside). Prints what it injected and what was lost. Uses its own managed Neo4j
-on port 17689 (or NEO4J_URI), emptied before use.
+on port 17680 (or NEO4J_URI), emptied before use; it refuses a port where a server is already
+listening, since it stops and starts that server.
 """
 
 from __future__ import annotations
@@ -140,8 +141,10 @@ def main() -> None:
     parser.add_argument("--stops", type=int, default=3)
     parser.add_argument("--resets", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--port", type=int, default=17689)
+    parser.add_argument("--port", type=int, default=17680, help="Bolt port of its own Neo4j (17680)")
     args = parser.parse_args()
+    if not os.environ.get("NEO4J_URI") and (args.port in (7687, 17687) or server.port_open("127.0.0.1", args.port)):
+        parser.error(f"port {args.port} is taken (or is the dev or test server): choose a free one with --port")
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as temp, benchmark_graph(port=args.port) as (settings, driver):
         folder, logs = Path(temp) / "corpus", Path(temp) / "logs"

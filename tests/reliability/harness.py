@@ -63,7 +63,9 @@ def generate_corpus(folder: Path, count: int, seed: int = 6) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for index in range(count):
-        front = ["---", f"title: Generated incident {index}", f"date: 20{10 + index % 15}-{1 + index % 12:02d}-{1 + index % 28:02d}"]
+        # An explicit source: without one a case's source is its file's path, which differs between folders.
+        front = ["---", f"title: Generated incident {index}", f"source: https://example.org/incidents/{index}",
+                 f"date: 20{10 + index % 15}-{1 + index % 12:02d}-{1 + index % 28:02d}"]
         if index % 3:
             front.append(f"organisation: {rng.choice(ORGANISATIONS)}")
         blocks = ["\n".join(front + ["---"])]
@@ -129,12 +131,20 @@ def snapshot(driver: Driver) -> Snapshot:
 
 
 def differences(actual: Snapshot, expected: Snapshot, limit: int = 10) -> list[str]:
+    """What differs, property by property, for the first `limit` nodes or relationships."""
     found = []
     for name, mine, theirs in (("node", actual.nodes, expected.nodes),
                                ("relationship", actual.relationships, expected.relationships)):
         for key in sorted(set(mine) | set(theirs), key=str):
-            if mine.get(key) != theirs.get(key):
-                found.append(f"{name} {key}: got {str(mine.get(key))[:200]} expected {str(theirs.get(key))[:200]}")
+            if mine.get(key) == theirs.get(key):
+                continue
+            if key not in mine or key not in theirs:
+                found.append(f"{name} {key} only in the {'graph' if key in mine else 'clean run'}")
+                continue
+            got, want = json.loads(mine[key]), json.loads(theirs[key])
+            changed = {k: (str(got.get(k))[:300], str(want.get(k))[:300]) for k in set(got) | set(want)
+                       if got.get(k) != want.get(k)}
+            found.append(f"{name} {key}: (got, clean run) {changed}")
     return found[:limit]
 
 
@@ -161,6 +171,13 @@ def partial_problems(partial: Snapshot, complete: Snapshot, order: list[str]) ->
             problems.append(f"case {case_id} has no content_hash")
     if cases != set(order[:len(cases)]):
         problems.append(f"the {len(cases)} cases written are not the first {len(cases)} in ingest order")
+    taxonomy = {key for key, props in complete.nodes.items()
+                if key[0] != "Case" and json.loads(props).get("known") != "extracted"}
+    broader = {key for key in complete.relationships if key[1] == "BROADER"}
+    for name, whole in (("taxonomy entities", taxonomy), ("BROADER links", broader)):
+        present = len(whole & (set(partial.nodes) | set(partial.relationships)))
+        if present not in (0, len(whole)):
+            problems.append(f"{present} of the {len(whole)} {name}: the taxonomy is half-written")
     # The writer's rule: an extracted entity stays while a case links to it or it is someone's broader.
     linked = {end for (start, rel, end) in partial.relationships if start[0] == "Case" or rel == "BROADER"}
     for key, props in partial.nodes.items():
@@ -236,6 +253,7 @@ def open_write_transaction(driver: Driver, timeout: float = 10.0) -> bool:
             "WHERE activeLockCount > 0 AND NOT currentQuery STARTS WITH 'SHOW' RETURN count(*) AS n").records
         if records[0]["n"]:
             return True
+        time.sleep(0.002)
     return False
 
 

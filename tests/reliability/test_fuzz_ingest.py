@@ -192,10 +192,35 @@ def check_evidence(case, text: str) -> None:
     assert case.text == text
     for mention in case.mentions:
         assert 0 <= mention.start <= mention.end <= len(text), mention
-        if mention.method == "metadata":
-            continue  # the front matter's organisation: pinned down in test_front_matter_organisation_evidence
+        if mention.method == "metadata" and (mention.start, mention.end, mention.sentence) == (0, 0, ""):
+            continue  # a JSON record's organisation field: it is not in the text, so no offsets
+        if mention.method == "metadata" and reader_and_extractor_disagree(text):
+            continue  # pinned down in test_front_matter_organisation_evidence_where_reader_and_extractor_differ
         assert text[mention.start:mention.end] == mention.mention, mention
         assert mention.sentence in text
+
+
+LINE_BREAKS_OTHER_THAN_NEWLINE = set("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def reader_and_extractor_disagree(text: str) -> bool:
+    """The front-matter shapes where readers.front_matter and extract.front_matter_value part ways:
+    both spellings of the key, a value ending in whitespace other than space or tab, or a line
+    break other than \\n (str.splitlines breaks there, the extractor's regex does not)."""
+    from incident_graph.ingest.readers import FRONT_MATTER
+
+    block = FRONT_MATTER.match(text)
+    if not block:
+        return False
+    if LINE_BREAKS_OTHER_THAN_NEWLINE & set(block.group(0)):
+        return True
+    keys, odd_space = set(), False
+    for line in block.group(1).splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("organisation", "organization"):
+            keys.add(key.strip().lower())
+            odd_space |= value.strip() != value.strip(" \t")
+    return len(keys) > 1 or odd_space
 
 
 @pytest.fixture(scope="module")
@@ -297,8 +322,11 @@ def test_fuzzed_write_ups_are_stored_exactly_and_evidence_points_into_the_stored
                 "RETURN c.text AS text, collect(properties(r)) AS evidence", id=case_id).records[0]
             assert stored["text"] == writeup.text
             for evidence in stored["evidence"]:
-                if evidence["method"] == "metadata":
-                    continue  # see test_front_matter_organisation_evidence
+                if evidence["method"] == "metadata" and (evidence["start"], evidence["end"]) == (0, 0):
+                    assert evidence["sentence"] == ""  # a JSON record's organisation: not in the text
+                    continue
+                if evidence["method"] == "metadata" and reader_and_extractor_disagree(stored["text"]):
+                    continue  # pinned down in test_front_matter_organisation_evidence_where_reader_...
                 assert stored["text"][evidence["start"]:evidence["end"]] == evidence["mention"], evidence
 
     run()
@@ -359,8 +387,7 @@ SHAPES = [
     pytest.param("\u202e\u200b\u05e9\u0645 Z\u0338\u0321a\U0001f525 " * 20_000, id="rtl-zero-width-combining-200kB"),
     pytest.param("# a" + " " * 100_000 + "b\n", id="heading-with-a-long-run-of-spaces",
                  marks=slow("ingest/sections.py MARKDOWN_HEADING backtracks over the spaces, quadratic")),
-    pytest.param("## Root cause\n\n- " + "word " * 20_000 + "\n", id="one-long-bullet-in-an-entity-section",
-                 marks=slow("ingest/extract.py EntityResolver runs difflib on a 100 kB name against every name")),
+    pytest.param("## Root cause\n\n- " + "word " * 20_000 + "\n", id="one-long-bullet-in-an-entity-section"),
     pytest.param("".join(f"## Root cause\n\n- odd thing {i}\n\n" for i in range(3_000)), id="three-thousand-new-entities",
                  marks=slow("ingest/extract.py EntityResolver compares each new name with all names so far")),
     pytest.param("## Remediation\n\n" + "- rolled back the config push\n" * 10_000, id="ten-thousand-bullets",
@@ -388,6 +415,21 @@ def test_front_matter_organisation_evidence_points_at_its_value(nlp, taxonomy, f
     case = Extractor(nlp, taxonomy, EntityResolver(taxonomy)).extract(writeup)
     [mention] = [m for m in case.mentions if m.method == "metadata"]
     assert mention.mention == "Globex"
+    assert text[mention.start:mention.end] == "Globex"
+
+
+@pytest.mark.xfail(strict=True, reason="ingest/extract.py front_matter_value parses the front matter with its own "
+                   "regex, not the reader's rules: the offsets point at a different value than the one read")
+@pytest.mark.parametrize("front", ["organisation: Globex\norganization: Initech Ltd\n", "organisation: Globex\u00a0\n",
+                                   "organisation: Globex\u2028more\n"],
+                         ids=["both-spellings", "no-break-space-after", "line-separator-in-value"])
+def test_front_matter_organisation_evidence_where_reader_and_extractor_differ(nlp, taxonomy, front):
+    text = f"---\ntitle: An outage\n{front}---\n\nThe DNS outage.\n"
+    writeup = writeup_from_text(text, "org.md", "org")
+    assert reader_and_extractor_disagree(text)
+    case = Extractor(nlp, taxonomy, EntityResolver(taxonomy)).extract(writeup)
+    [mention] = [m for m in case.mentions if m.method == "metadata"]
+    assert mention.mention == writeup.organisation == "Globex"
     assert text[mention.start:mention.end] == "Globex"
 
 
