@@ -73,16 +73,6 @@ def case_properties(case: ExtractedCase) -> dict[str, object]:
     }
 
 
-def strongest_mentions(mentions: Iterable[Mention]) -> list[Mention]:
-    """One edge per (case, entity): keep the most confident mention, the first on ties."""
-    best: dict[str, Mention] = {}
-    for mention in mentions:
-        current = best.get(mention.name)
-        if current is None or mention.confidence > current.confidence:
-            best[mention.name] = mention
-    return list(best.values())
-
-
 def link_parameters(mention: Mention) -> dict[str, object]:
     return {
         "name": mention.name,
@@ -121,7 +111,7 @@ def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | N
     tx.run("MATCH (c:Case {case_id: $case_id}) SET c = $properties",
            case_id=case.case_id, properties=case_properties(case)).consume()
     for entity_type in ENTITY_TYPES:
-        links = [link_parameters(m) for m in strongest_mentions(case.mentions_of(entity_type.label))]
+        links = [link_parameters(m) for m in case.strongest_mentions_of(entity_type.label)]
         if links:
             tx.run(LINK_STATEMENTS[entity_type.label], case_id=case.case_id, links=links).consume()
     remove_orphaned_extracted_entities(tx)

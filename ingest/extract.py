@@ -93,7 +93,7 @@ class Extractor:
             detection_methods=tuple(dict.fromkeys(span.id_ for span in doc.spans[DETECTION])),
             remediation=tuple(remediation_steps(doc, layout)),
             lessons=section_text(doc, layout, "lessons"),
-            lesson_items=tuple(lesson_sentences(doc, layout)),
+            lesson_items=tuple(section_sentences(doc, layout, "lessons")),
             mentions=tuple(mentions),
         )
 
@@ -162,15 +162,12 @@ def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
     if bullets:
         yield from (doc.text[s:e].strip() for s, e in bullets)
         return
-    for region in regions:
-        span = doc.char_span(region.start, region.end, alignment_mode="contract")
-        if span is not None:
-            yield from (sentence.text.strip() for sentence in span.sents if sentence.text.strip())
+    yield from section_sentences(doc, layout, "remediation")
 
 
-def lesson_sentences(doc: Doc, layout: Layout) -> list[str]:
+def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
     found: list[str] = []
-    for region in layout.sections("lessons"):
+    for region in layout.sections(kind):
         span = doc.char_span(region.start, region.end, alignment_mode="contract")
         if span is not None:
             found += [s.text.strip() for s in span.sents if s.text.strip()]
@@ -181,18 +178,10 @@ def as_json(case: ExtractedCase) -> dict[str, object]:
     """The `extract --format json` contract: evaluation tools read these keys."""
     result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.source}
     for entity_type in ENTITY_TYPES:
-        result[entity_type.key] = [m.as_json() for m in unique_by_name(case.mentions_of(entity_type.label))]
+        result[entity_type.key] = [m.as_json() for m in case.strongest_mentions_of(entity_type.label)]
     result["detection"] = list(case.detection_methods)
     result["remediations"] = list(case.remediation)
     result["lessons"] = list(case.lesson_items)
     return {key: result[key] for key in (
         "id", "title", "source", "organisations", "symptoms", "root_causes", "components",
         "contributing_factors", "detection", "remediations", "lessons")}
-
-
-def unique_by_name(mentions: list[Mention]) -> list[Mention]:
-    best: dict[str, Mention] = {}
-    for mention in mentions:
-        if mention.name not in best or mention.confidence > best[mention.name].confidence:
-            best[mention.name] = mention
-    return sorted(best.values(), key=lambda m: m.start)

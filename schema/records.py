@@ -71,3 +71,12 @@ class ExtractedCase:
 
     def mentions_of(self, label: str) -> list[Mention]:
         return [mention for mention in self.mentions if mention.type == label]
+
+    def strongest_mentions_of(self, label: str) -> list[Mention]:
+        """One mention per entity of this type: the most confident, the first on ties; in text order."""
+        best: dict[str, Mention] = {}
+        for mention in self.mentions_of(label):
+            current = best.get(mention.name)
+            if current is None or mention.confidence > current.confidence:
+                best[mention.name] = mention
+        return sorted(best.values(), key=lambda m: m.start)
