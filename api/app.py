@@ -27,7 +27,8 @@ from strawberry.http.base import HTTPException  # the class strawberry answers 4
 from incident_graph import __version__
 from incident_graph.api.body_limit import BodySizeLimit
 from incident_graph.api.context import READ_ONLY, RequestContext, request_context, write_access
-from incident_graph.api.limits import MAX_REQUEST_BYTES
+from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, MAX_REQUEST_BYTES
+from incident_graph.api.reader import QuerySlots
 from incident_graph.api.schema import build_schema
 from incident_graph.config import Settings
 from incident_graph.graph.connection import open_driver
@@ -39,12 +40,21 @@ HEALTH_TIMEOUT_S = 5.0
 class IncidentGraphQL(GraphQL):
     """The strawberry ASGI view with a per-request context (fresh DataLoaders, write access)."""
 
-    def __init__(self, driver: Driver, token: str | None, introspection: bool = True) -> None:
+    def __init__(self, driver: Driver, token: str | None, introspection: bool = True,
+                 slots: QuerySlots | None = None) -> None:
         # GraphiQL needs introspection, so it is served only when introspection is allowed.
         super().__init__(build_schema(writable=token is not None, introspection=introspection),
                          graphql_ide="graphiql" if introspection else None)
         self.driver = driver
         self.token = token
+        self.slots = slots or QuerySlots()
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        # Our GraphiQL page over vendored files: strawberry's loads React and GraphiQL from unpkg.com,
+        # which never renders without internet. Only called when graphql_ide is set (introspection on).
+        from incident_graph.api.page import graphiql_page  # beside the page, which shares its headers
+
+        return graphiql_page()
 
     def parse_json(self, data: str | bytes) -> Any:
         # strawberry expects an object (or a list, refused as a batch); a JSON string or number
@@ -60,8 +70,8 @@ class IncidentGraphQL(GraphQL):
 
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> RequestContext:
         if self.token is None:
-            return request_context(self.driver, READ_ONLY)
-        return request_context(self.driver, write_access(request.headers.get("authorization"), self.token))
+            return request_context(self.driver, READ_ONLY, self.slots)
+        return request_context(self.driver, write_access(request.headers.get("authorization"), self.token), self.slots)
 
 
 async def neo4j_reachable(driver: Driver, limiter: anyio.CapacityLimiter | None = None) -> bool:
@@ -95,12 +105,13 @@ def health_endpoint(driver: Driver, writable: bool) -> Any:
 
 
 def create_app(settings: Settings, token: str | None = None, *, driver: Driver | None = None,
-               introspection: bool = True) -> Starlette:
+               introspection: bool = True, max_concurrent_reads: int = DEFAULT_CONCURRENT_READS) -> Starlette:
     """The API for the Neo4j in `settings`; mutations exist only when `token` is given.
 
     Pass `driver` to reuse one the caller owns (tests, embedding); otherwise the app opens its own
     and closes it on shutdown. `introspection=False` refuses `__schema`/`__type` queries (and
-    drops GraphiQL, which needs them).
+    drops GraphiQL, which needs them). At most `max_concurrent_reads` requests read from Neo4j
+    at once; further ones wait their turn in the app (api/reader.py QuerySlots).
     """
     if token is not None and not token.strip():
         raise ValueError("an empty token would let anyone write; pass None for a read-only server")
@@ -115,7 +126,7 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
             if owns_driver:
                 app_driver.close()
 
-    graphql = IncidentGraphQL(app_driver, token, introspection)
+    graphql = IncidentGraphQL(app_driver, token, introspection, QuerySlots(max_concurrent_reads))
     from incident_graph.api.page import page_routes  # the Incident Library page at / and /static
 
     app = Starlette(
@@ -133,6 +144,7 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, token: str | None = None,
-          introspection: bool = True) -> None:
+          introspection: bool = True, max_concurrent_reads: int = DEFAULT_CONCURRENT_READS) -> None:
     """Run the API with uvicorn until interrupted."""
-    uvicorn.run(create_app(settings, token, introspection=introspection), host=host, port=port, log_level="info", proxy_headers=False)
+    app = create_app(settings, token, introspection=introspection, max_concurrent_reads=max_concurrent_reads)
+    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from neo4j import Driver
 
 from incident_graph.api.loaders import Loaders, create_loaders
-from incident_graph.api.reader import GraphReader
+from incident_graph.api.reader import GraphReader, QuerySlots
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,6 @@ class RequestContext:
     writes: WriteAccess
 
 
-def request_context(driver: Driver, writes: WriteAccess = READ_ONLY) -> RequestContext:
-    reader = GraphReader(driver)
+def request_context(driver: Driver, writes: WriteAccess = READ_ONLY, slots: QuerySlots | None = None) -> RequestContext:
+    reader = GraphReader(driver, slots)
     return RequestContext(driver=driver, reader=reader, loaders=create_loaders(reader), writes=writes)

@@ -8,7 +8,7 @@ much. Anything unexpected is masked: the client sees a fixed sentence, the log g
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from graphql import GraphQLError
 from strawberry.extensions import (
@@ -20,6 +20,7 @@ from strawberry.extensions import (
     SchemaExtension,
 )
 
+from incident_graph.config import DEFAULT_CONCURRENT_READS  # noqa: F401  (one of the API's limits)
 from incident_graph.graph.queries import MAX_PATH_HOPS
 
 MAX_DEPTH = 12  # deep enough for case -> entity -> cases -> case -> entity, through connections
@@ -39,6 +40,7 @@ MAX_DOCUMENTS = 100  # per ingestDocuments call
 MAX_DOCUMENT_CHARS = 1_000_000
 MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
 READ_TIMEOUT_S = 30.0  # per Cypher query, enforced by Neo4j
+QUERY_QUEUE_TIMEOUT_S = 60.0  # how long a query may wait for its turn before "the server is busy"
 
 MASKED_MESSAGE = "Internal error while answering this query; the server log has the details."
 
@@ -89,12 +91,32 @@ def should_mask_error(error: GraphQLError) -> bool:
     """Mask only unexpected exceptions raised while resolving a field.
 
     Syntax, validation and limit errors carry no original exception; ClientError is ours and
-    written for the client; argument coercion errors happen before execution (no path).
+    written for the client; a GraphQLError inside is graphql-core refusing a variable or argument.
     """
     original = error.original_error
-    if original is None or isinstance(original, ClientError):
+    if original is None or isinstance(original, (ClientError, GraphQLError)):
         return False
     return error.path is not None
+
+
+MAX_MESSAGE_CHARS = 300  # an error quoting a 100 kB argument back says so in a few lines
+
+
+def shortened(message: str) -> str:
+    """The start and end of an over-long message, with how much was left out."""
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[:200]} [... {len(message) - 260:,} characters left out ...] {message[-60:]}"
+
+
+class ShortenErrorMessages(SchemaExtension):
+    """graphql-core quotes a bad literal argument whole; a huge one must not be echoed (or logged) whole."""
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        for error in getattr(result, "errors", None) or ():
+            error.message = shortened(error.message)
 
 
 def security_extensions() -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
@@ -106,4 +128,5 @@ def security_extensions() -> list[Callable[[], SchemaExtension] | type[SchemaExt
         # No ValidationCache: the limiters add a new rule class per request, so it would never hit.
         lambda: ParserCache(maxsize=256),
         lambda: MaskErrors(should_mask_error=should_mask_error, error_message=MASKED_MESSAGE),
+        ShortenErrorMessages,
     ]

@@ -12,8 +12,9 @@ from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from incident_graph.api import resolvers
-from incident_graph.api.limits import ClientError, security_extensions
+from incident_graph.api.limits import ClientError, security_extensions, shortened
 from incident_graph.api.mutations import Mutation
+from incident_graph.api.reader import ReleaseQuerySlot
 from incident_graph.api.types import (
     Case,
     CaseConnection,
@@ -96,8 +97,9 @@ class IncidentSchema(strawberry.Schema):
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         for error in errors:
-            if error.original_error is None or isinstance(error.original_error, ClientError):
-                log.info("GraphQL request refused: %s", error.message)
+            # A variable of the wrong type arrives wrapping graphql-core's own GraphQLError.
+            if error.original_error is None or isinstance(error.original_error, (ClientError, GraphQLError)):
+                log.info("GraphQL request refused: %s", shortened(error.message))
             else:
                 StrawberryLogger.error(error, execution_context)
 
@@ -105,7 +107,7 @@ class IncidentSchema(strawberry.Schema):
 def build_schema(writable: bool = False, introspection: bool = True) -> strawberry.Schema:
     """The read-only schema, or with `writable` the one that also has the mutations; without
     `introspection`, `__schema` and `__type` are refused at validation."""
-    extensions = security_extensions()
+    extensions = [*security_extensions(), ReleaseQuerySlot]
     if not introspection:
         extensions.append(DisableIntrospection)
     return IncidentSchema(

@@ -49,7 +49,7 @@ from neo4j import Driver
 
 from api_latency import DIAGNOSE, SHARING  # the same queries the latency benchmark times
 
-from incident_graph.config import Settings
+from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_schema, reset_data
 from incident_graph.graph.connection import connect
@@ -255,17 +255,17 @@ API_PROGRAM = textwrap.dedent("""
     import sys, uvicorn
     from incident_graph.api.app import create_app
     from incident_graph.config import Settings
-    uvicorn.run(create_app(Settings.from_env(), None), host="127.0.0.1", port=int(sys.argv[1]),
-                log_level="warning", access_log=False)
+    app = create_app(Settings.from_env(), None, max_concurrent_reads=int(sys.argv[2]))
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """)
 
 
-def start_api(settings: Settings, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_api(settings: Settings, log_path: Path, max_concurrent_reads: int) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = dict(os.environ, NEO4J_URI=settings.uri, NEO4J_USER=settings.user, NEO4J_PASSWORD=settings.password)
     log = log_path.open("wb")
-    process = subprocess.Popen([sys.executable, "-c", API_PROGRAM, str(port)], env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen([sys.executable, "-c", API_PROGRAM, str(port), str(max_concurrent_reads)], env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -416,6 +416,8 @@ def parse_arguments() -> argparse.Namespace:
                         help="stop the managed Neo4j this many seconds into the load, then start it again")
     parser.add_argument("--down-seconds", type=float, default=10.0, help="how long Neo4j stays down (10)")
     parser.add_argument("--keep-server", action="store_true", help="leave the Neo4j running with its data")
+    parser.add_argument("--max-concurrent-reads", type=int, default=DEFAULT_CONCURRENT_READS,
+                        help=f"requests the API lets read at once (serve --max-concurrent-reads; {DEFAULT_CONCURRENT_READS})")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", help="also write the figures to this file")
     return parser.parse_args()
@@ -446,7 +448,8 @@ def main() -> int:
         finally:
             driver.close()
         print(f"Graph: {loaded}; {before.describe()}", flush=True)
-        api, base_url = start_api(settings, REPO / ".incident-graph" / f"api-load-{arguments.neo4j_port}.log")
+        api, base_url = start_api(settings, REPO / ".incident-graph" / f"api-load-{arguments.neo4j_port}.log",
+                                     arguments.max_concurrent_reads)
         rng = random.Random(arguments.seed)
         for kind in KINDS:  # warm-up: plans, caches, the spaCy pipeline
             query, variables = make_request(kind, names, rng)
@@ -456,7 +459,8 @@ def main() -> int:
         restart = None
         if arguments.restart_neo4j_at is not None:
             restart = (settings, arguments.restart_neo4j_at, arguments.down_seconds)
-        print(f"Loading {base_url} with {arguments.clients} clients for {arguments.seconds:g} s"
+        print(f"Loading {base_url} (--max-concurrent-reads {arguments.max_concurrent_reads}) with "
+              f"{arguments.clients} clients for {arguments.seconds:g} s"
               + (f", Neo4j stopped at {arguments.restart_neo4j_at:g} s for {arguments.down_seconds:g} s"
                  if restart else ""), flush=True)
         run = asyncio.run(load(base_url, names, arguments.clients, arguments.seconds, arguments.seed, restart))

@@ -13,6 +13,9 @@ DEFAULT_USER = "neo4j"
 DEFAULT_PASSWORD = "incident-graph"
 DEFAULT_STATE_DIR = ".incident-graph"
 
+# Requests the API lets read from Neo4j at once per process; the others queue (api/reader.py).
+DEFAULT_CONCURRENT_READS = 4
+
 
 @dataclass(frozen=True)
 class Settings:

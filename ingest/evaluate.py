@@ -56,6 +56,10 @@ class SplitReport:
     # Relaxed: a new entity (not in the taxonomy) also counts when it shares most content words
     # with a gold name the taxonomy does not know either; strict is the headline figure.
     relaxed: Score = field(default_factory=Score)
+    # How many gold names the taxonomy knows: a dictionary-based extractor can only name those
+    # exactly, so known / total bounds its strict recall.
+    gold_known: int = 0
+    gold_total: int = 0
     errors: list[dict[str, object]] = field(default_factory=list)
 
     @property
@@ -70,6 +74,8 @@ class SplitReport:
     def as_json(self) -> dict[str, object]:
         return {"split": self.split, "documents": self.documents,
                 "overall": self.overall.as_json(), "overall_relaxed": self.relaxed.as_json(),
+                "gold_in_taxonomy": {"known": self.gold_known, "total": self.gold_total,
+                                     "share": round(self.gold_known / self.gold_total, 3) if self.gold_total else 0.0},
                 "by_type": {key: score.as_json() for key, score in self.by_type.items()}}
 
 
@@ -99,6 +105,8 @@ def evaluate(extractor: Extractor, cases_dir: Path, gold_dir: Path) -> dict[str,
             report.by_type[entity_type.key].add(predicted, gold)
             known = {fold(c.name) for c in extractor.taxonomy.of_type(entity_type.label)}
             report.relaxed.add(*relaxed_sets(predicted, gold, known))
+            report.gold_known += len(gold & known)
+            report.gold_total += len(gold)
             if predicted != gold:
                 report.errors.append({"id": case_id, "type": entity_type.key,
                                       "missed": sorted(gold - predicted), "extra": sorted(predicted - gold)})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from neo4j.exceptions import ServiceUnavailable
@@ -88,6 +89,22 @@ async def test_validation_errors_stay_readable(api):
     assert "publishedFrom" in message and "Traceback" not in message
 
 
+async def test_a_huge_bad_argument_is_not_echoed_whole(api, caplog):
+    huge = "y" * 100_000
+    message = await api.error('{ cases(first: "%s") { totalCount } }' % huge)
+    assert message.startswith("Int cannot represent non-integer value")
+    assert len(message) <= limits.MAX_MESSAGE_CHARS and "characters left out" in message
+    assert huge not in caplog.text
+
+
+async def test_a_variable_of_the_wrong_type_is_a_refusal_not_a_server_error(api, caplog):
+    caplog.set_level("INFO")
+    message = await api.error("query($n: Int) { cases(first: $n) { totalCount } }", {"n": "ten"})
+    assert "Variable '$n'" in message and "Int cannot represent non-integer value: 'ten'" in message
+    refusals = [r for r in caplog.records if "non-integer value" in r.getMessage()]
+    assert refusals and all(r.levelname == "INFO" and r.exc_info is None for r in refusals)
+
+
 class FailingDriver:
     """A driver whose queries fail the way a bug or an outage would."""
 
@@ -135,3 +152,61 @@ async def test_a_query_running_too_long_is_stopped_by_neo4j(driver, monkeypatch)
     monkeypatch.setattr(reader, "READ_TIMEOUT_S", 0.5)
     with pytest.raises(ClientError, match=r"ran longer than 0.5 s and was stopped"):
         await reader.GraphReader(driver).rows("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n")
+
+
+async def test_requests_beyond_the_slots_wait_their_turn(example_graph, neo4j_settings, monkeypatch):
+    from incident_graph.api.reader import GraphReader
+
+    reading: dict[int, int] = {}  # request's reader -> its queries running now
+    most_at_once = 0
+    real_rows = GraphReader.rows
+
+    async def tracked_rows(self: GraphReader, query: str, **parameters: Any) -> Any:
+        nonlocal most_at_once
+        await self.take_slot()  # the real one; rows takes it again, a no-op while held
+        reading[id(self)] = reading.get(id(self), 0) + 1
+        most_at_once = max(most_at_once, len(reading))
+        try:
+            return await real_rows(self, query, **parameters)
+        finally:
+            reading[id(self)] -= 1
+            if not reading[id(self)]:
+                del reading[id(self)]
+
+    monkeypatch.setattr(GraphReader, "rows", tracked_rows)
+    app = create_app(neo4j_settings, None, driver=example_graph, max_concurrent_reads=2)
+    # Several queries per request (cases, then the symptoms of each through a DataLoader).
+    query = "{ cases(first: 5) { totalCount edges { node { id symptoms { entity { name } } } } } }"
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as http:
+        alone = (await http.post("/graphql", json={"query": query})).json()
+        results: list[dict[str, Any]] = []
+
+        async def ask() -> None:
+            results.append((await http.post("/graphql", json={"query": query})).json())
+
+        with anyio.fail_after(60):  # a slot never given back would hang here
+            async with anyio.create_task_group() as group:
+                for _ in range(12):
+                    group.start_soon(ask)
+            for _ in range(3):
+                await ask()
+    assert "errors" not in alone and results == [alone] * 15
+    assert 1 <= most_at_once <= 2
+
+
+async def test_a_query_that_waits_too_long_for_its_turn_is_told_the_server_is_busy(driver):
+    from incident_graph.api.limits import ClientError
+    from incident_graph.api.reader import GraphReader, QuerySlots
+
+    slots = QuerySlots(size=1, queue_timeout_s=0.2)
+    reader = GraphReader(driver, slots)
+    await slots.limiter.acquire()  # a long query holds the only slot
+    try:
+        with pytest.raises(ClientError, match=r"The server is busy: the query waited 0.2 s for its turn"):
+            await reader.rows("RETURN 1 AS one")
+    finally:
+        slots.limiter.release()
+    assert await reader.rows("RETURN 1 AS one") == [{"one": 1}]
+    assert slots.limiter.borrowed_tokens == 1  # kept for the request's further queries
+    reader.release_slot()  # at the end of the operation (ReleaseQuerySlot)
+    assert slots.limiter.borrowed_tokens == 0
