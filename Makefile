@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install schema-sdl clean browser
+.PHONY: run test install schema-sdl clean browser vendor
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,18 +16,35 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: $(STAMP) api/static/vendor/cytoscape.min.js
+run: $(STAMP) vendor
 	$(BIN)/incident-graph up
 
-test: $(STAMP) api/static/vendor/cytoscape.min.js browser
+test: $(STAMP) vendor browser
 	$(BIN)/python -m pytest
 
-# The page's graph library, from the npm registry (package-lock.json pins it), bundled into the
-# package so the page works offline. api/static/vendor/ is generated and gitignored.
-api/static/vendor/cytoscape.min.js: package.json package-lock.json
+# The browser libraries of the page (cytoscape) and of GraphiQL at /graphql (react, react-dom,
+# graphiql), from the npm registry (package-lock.json pins them), bundled into the package so both
+# work offline. api/static/vendor/ is generated and gitignored; the Dockerfile copies the same files.
+VENDOR_SOURCES := \
+	node_modules/cytoscape/dist/cytoscape.min.js \
+	node_modules/react/umd/react.production.min.js \
+	node_modules/react-dom/umd/react-dom.production.min.js \
+	node_modules/graphiql/graphiql.min.js \
+	node_modules/graphiql/graphiql.min.css
+VENDOR_FILES := $(addprefix api/static/vendor/,$(notdir $(VENDOR_SOURCES)))
+NPM_STAMP := node_modules/.installed
+
+# One `npm ci` per change of package.json or package-lock.json, however many files are copied.
+$(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
-	mkdir -p $(dir $@)
-	cp node_modules/cytoscape/dist/cytoscape.min.js $@
+	touch $@
+
+# Each vendored file from its place in node_modules (the source whose name it has).
+$(VENDOR_FILES): $(NPM_STAMP)
+	mkdir -p $(@D)
+	cp $(filter %/$(@F),$(VENDOR_SOURCES)) $@
+
+vendor: $(VENDOR_FILES)
 
 # Debian's chromium for the page tests (playwright drives it; no browser download).
 browser:

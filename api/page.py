@@ -4,7 +4,10 @@ The page reads everything through /graphql; nothing here touches the graph. The 
 strict Content-Security-Policy: scripts only from this origin (no inline script, no eval), so a
 stored write-up that contains markup can never run as code even if it reached the DOM as HTML.
 The graph library (api/static/vendor/cytoscape.min.js) is copied from the npm package at build time
-(`make api/static/vendor/cytoscape.min.js`), so the page needs no internet.
+(`make vendor`), so the page needs no internet.
+
+GraphiQL (what a browser gets at /graphql, see `graphiql_page`) is served the same way: our own
+api/static/graphiql.html and graphiql.js over React and GraphiQL from api/static/vendor/, never a CDN.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX_HTML = STATIC_DIR / "index.html"
+GRAPHIQL_HTML = STATIC_DIR / "graphiql.html"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -41,6 +45,25 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
+# GraphiQL's policy differs from the page's in two sources only: its dialogs add <style> elements
+# (react-remove-scroll), and its stylesheet embeds its fonts as data: URLs. Scripts are still only
+# this origin's files (no inline script, no eval), and it connects to this origin only.
+GRAPHIQL_CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "font-src 'self' data:",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+GRAPHIQL_HEADERS = {**SECURITY_HEADERS, "Content-Security-Policy": GRAPHIQL_CONTENT_SECURITY_POLICY}
+
 
 async def index(request: Request) -> Response:
     if not INDEX_HTML.is_file():
@@ -48,6 +71,14 @@ async def index(request: Request) -> Response:
     headers = dict(SECURITY_HEADERS)
     headers["Cache-Control"] = "no-cache"
     return FileResponse(INDEX_HTML, media_type="text/html; charset=utf-8", headers=headers)
+
+
+def graphiql_page() -> Response:
+    """GraphiQL for /graphql from this server's own files (strawberry's template loads it from unpkg.com)."""
+    if not GRAPHIQL_HTML.is_file():
+        return Response("GraphiQL is not installed.", status_code=404, media_type="text/plain")
+    headers = {**GRAPHIQL_HEADERS, "Cache-Control": "no-cache"}
+    return HTMLResponse(GRAPHIQL_HTML.read_text(encoding="utf-8"), headers=headers)
 
 
 class HardenedStaticFiles(StaticFiles):

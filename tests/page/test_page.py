@@ -4,7 +4,8 @@ real Neo4j (plus one hostile write-up for the stored-XSS check).
 
 Every count the page shows is checked against what /graphql answers for the same filter, so the
 tests follow the corpus and the extractor rather than hard-coded numbers. Screenshots of the main
-views go to artifacts/screenshots/.
+views go to artifacts/screenshots/. GraphiQL at /graphql is checked here too: it must render and run a
+query without any request beyond this server.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -224,7 +226,7 @@ def test_page_is_served_with_a_strict_content_security_policy(base_url: str) -> 
     for path, kind in (("/static/app.js", "javascript"), ("/static/app.css", "css"),
                        ("/static/vendor/cytoscape.min.js", "javascript")):
         response = httpx.get(f"{base_url}{path}", timeout=30)
-        assert response.status_code == 200, (path, "run `make api/static/vendor/cytoscape.min.js`")
+        assert response.status_code == 200, (path, "run `make vendor`")
         assert kind in response.headers["content-type"]
         assert response.headers["x-content-type-options"] == "nosniff"
     # The API is still where it was.
@@ -456,3 +458,55 @@ def test_stored_markup_is_shown_as_text_and_never_runs(page: Page, base_url: str
     body_html = page.evaluate("document.getElementById('case-view').innerHTML")
     assert "<img" not in body_html and "&lt;img src=x onerror=" in body_html
     assert re.search(r"<script", body_html) is None
+
+
+# ------------------------------------------------------------------ GraphiQL at /graphql
+
+
+def record_other_hosts(page: Page, base_url: str) -> list[str]:
+    """Aborts, and lists, every request the page makes to anything but this server (GraphiQL must
+    work offline, so nothing may come from a CDN)."""
+    outside: list[str] = []
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(f"{base_url}/") or url.startswith("data:"):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("websocket", lambda socket: outside.append(socket.url))
+    return outside
+
+
+def wait_for_graphiql(page: Page) -> None:
+    expect(page.locator("#graphiql")).to_have_attribute("data-state", "ready")
+    expect(page.locator(".graphiql-query-editor .CodeMirror")).to_be_visible()
+
+
+def test_graphiql_works_offline(page: Page, base_url: str) -> None:
+    outside = record_other_hosts(page, base_url)
+    page.goto("/graphql")
+    wait_for_graphiql(page)
+    expect(page.locator(".graphiql-query-editor")).to_contain_text("cases(first: 5)")
+
+    # The default query, run from the play button, answers from this server's graph.
+    page.locator("button.graphiql-execute-button").click()
+    everything = total(base_url, None)
+    response = page.locator(".graphiql-response")
+    expect(response).to_contain_text("totalCount")
+    expect(response).to_contain_text(f'"totalCount": {everything}')
+    screenshot(page, "08-graphiql-offline.png", full_page=False)
+
+    # ?q= opens GraphiQL on that query (?query= would be a GraphQL GET request, answered with JSON).
+    page.goto("/graphql?q=" + quote("{ cases(first: 1) { totalCount } }"))
+    wait_for_graphiql(page)
+    expect(page.locator(".graphiql-query-editor")).to_contain_text("cases(first: 1)")
+    page.locator(".graphiql-query-editor .CodeMirror").click()
+    page.keyboard.press("Control+Enter")  # the keyboard shortcut this time
+    expect(response).not_to_contain_text("edges")  # this query's answer, not the previous one
+    expect(response).to_contain_text(f'"totalCount": {everything}')
+
+    assert outside == [], f"GraphiQL reached beyond this server: {outside}"
