@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right, insort
 from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span, Token
@@ -37,6 +39,60 @@ for name in ("confidence", "method", "section", "negated", "hedged", "known", "l
         Span.set_extension(name, default=None)
 
 
+# ------------------------------------------------------------------ tokens
+
+
+MAX_RUN_CHARS = 200  # longer than any URL or path in the corpus (136); a run this long is cut
+
+
+def make_doc(nlp: Language, text: str) -> Doc:
+    """nlp.make_doc, except that a run of over MAX_RUN_CHARS characters without whitespace is
+    tokenized in pieces of at most that length.
+
+    spaCy's tokenizer strips a long token's prefixes and suffixes one at a time, and each strip costs
+    the token's length: 20,000 "[" then 20,000 "]" took minutes. The pieces are joined into one Doc
+    of exactly the same text, so character offsets still point into the text as read. Text without
+    such a run (every real write-up) is tokenized as before, in one call.
+    """
+    if len(text) > nlp.max_length or not LONG_RUN.search(text):
+        return nlp.make_doc(text)  # (over max_length: spaCy's own error, as before)
+    docs = [nlp.make_doc(text[start:end]) for start, end in pieces(text)]
+    return Doc.from_docs(docs, ensure_whitespace=False)
+
+
+LONG_RUN = re.compile(r"\S{%d,}" % (MAX_RUN_CHARS + 1))
+
+
+def pieces(text: str) -> list[tuple[int, int]]:
+    """(start, end) of consecutive pieces of the text, cut where each long run starts and inside it.
+
+    A cut at a run's start follows whitespace, where the tokenizer splits anyway, so the text around
+    the runs tokenizes exactly as in one call; each run's last piece runs on to the next long run.
+    """
+    cuts = [0]
+    for run in LONG_RUN.finditer(text):
+        cuts.append(run.start())
+        cuts += run_cuts(text, run.start(), run.end())
+    cuts.append(len(text))
+    return [(start, end) for start, end in zip(cuts, cuts[1:]) if end > start]
+
+
+def run_cuts(text: str, start: int, end: int) -> list[int]:
+    """Where to cut a long run: after its last non-alphanumeric character in the second half of
+    each stretch of MAX_RUN_CHARS (so "word,word,..." keeps its words whole), else at the limit."""
+    cuts: list[int] = []
+    while end - start > MAX_RUN_CHARS:
+        limit = start + MAX_RUN_CHARS
+        cut = limit
+        for index in range(limit - 1, start + MAX_RUN_CHARS // 2 - 1, -1):
+            if not text[index].isalnum():
+                cut = index + 1
+                break
+        cuts.append(cut)
+        start = cut
+    return cuts
+
+
 # ------------------------------------------------------------------ sentences and norms
 
 
@@ -46,6 +102,7 @@ LINE_MARKERS = {"-", "*", "\u2022", "#"}
 @Language.component("incident_sentences")
 def incident_sentences(doc: Doc) -> Doc:
     """Sentences also start at paragraph breaks, bullets and headings, not only at full stops."""
+    starts: list[int] = []
     previous_line_marker = False
     for token in doc[1:]:
         previous = doc[token.i - 1]
@@ -53,9 +110,20 @@ def incident_sentences(doc: Doc) -> Doc:
             continue
         marker = token.text in LINE_MARKERS
         if "\n\n" in previous.text or marker or previous_line_marker:
-            token.is_sent_start = True
+            starts.append(token.i)
         previous_line_marker = marker
+    set_sentence_starts(doc, starts)
     return doc
+
+
+def set_sentence_starts(doc: Doc, starts: list[int]) -> None:
+    """Mark these tokens as sentence starts in one pass. Each `token.is_sent_start = True` checks
+    the whole Doc for a parse first, so setting thousands of them one by one was quadratic."""
+    if not starts:
+        return
+    values = doc.to_array([SENT_START])
+    values[starts] = 1
+    doc.from_array([SENT_START], values)
 
 
 @Language.factory("incident_norms", default_config={})
@@ -137,6 +205,9 @@ class LooseMatcher:
         existing = list(doc.spans.get(self.spans_key, []))
         found: list[Span] = []
         index = self.index
+        taken: dict[str, SpanIndex] = {}  # concept -> where it already matched
+        for span in existing:
+            taken.setdefault(span.id_, SpanIndex()).add(span.start, span.end)
         for sentence in doc.sents:
             positions: dict[str, list[int]] = {}
             for token in sentence:
@@ -146,19 +217,23 @@ class LooseMatcher:
                     continue
                 span = self.tightest(doc, [positions[lemma] for lemma in phrase["lemmas"]])
                 # Overlaps with other concepts are settled later (the longest span wins).
-                if span is None or any(s.start < span.end and span.start < s.end and s.id_ == phrase["id"]
-                                       for s in existing + found):
+                same = taken.setdefault(phrase["id"], SpanIndex())
+                if span is None or same.overlaps(span.start, span.end):
                     continue
                 loose = Span(doc, span.start, span.end, label=phrase["label"], span_id=phrase["id"])
                 loose._.loose_weight = len(phrase["lemmas"])
                 found.append(loose)
+                same.add(span.start, span.end)
         doc.spans[self.spans_key] = existing + found
         return doc
 
     def tightest(self, doc: Doc, occurrences: list[list[int]]) -> Span | None:
+        """For each occurrence of the first lemma, the nearest occurrence of every other lemma; the
+        narrowest such span within the window (the first one on a tie). Positions are sorted, so the
+        nearest is a binary search: a long sentence repeating the words stays near linear."""
         best: tuple[int, int] | None = None
         for anchor in occurrences[0]:
-            chosen = [min(positions, key=lambda i: abs(i - anchor)) for positions in occurrences]
+            chosen = [nearest(positions, anchor) for positions in occurrences]
             start, end = min(chosen), max(chosen) + 1
             if end - start <= self.window and (best is None or end - start < best[1] - best[0]):
                 best = (start, end)
@@ -172,6 +247,38 @@ class LooseMatcher:
         self.phrases = json.loads((path / "phrases.json").read_text())
         self._index = None
         return self
+
+
+class SpanIndex:
+    """Token ranges [start, end), to ask whether any overlaps a new one without scanning them all
+    (a scan per match was quadratic in a write-up with thousands of matches)."""
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int]] = []  # sorted
+        self.longest = 0
+
+    def add(self, start: int, end: int) -> None:
+        insort(self.ranges, (start, end))
+        self.longest = max(self.longest, end - start)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        # Only a range that starts less than `longest` before `start` can reach into it.
+        index = bisect_left(self.ranges, (start - self.longest + 1,))
+        while index < len(self.ranges) and self.ranges[index][0] < end:
+            if self.ranges[index][1] > start:
+                return True
+            index += 1
+        return False
+
+
+def nearest(positions: list[int], anchor: int) -> int:
+    """The position closest to anchor in a sorted list; the earlier one on a tie."""
+    index = bisect_left(positions, anchor)
+    if index == len(positions):
+        return positions[-1]
+    if index == 0 or positions[index] - anchor < anchor - positions[index - 1]:
+        return positions[index]
+    return positions[index - 1]
 
 
 # ------------------------------------------------------------------ sections
@@ -247,73 +354,178 @@ def phrases_by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tup
     return {word: tuple(group) for word, group in grouped.items()}
 
 
-def clause_tokens(span: Span, cues: Cues) -> tuple[list[Token], int, int]:
-    """The tokens of the span's clause, and the span's start and end indexes within them."""
-    sentence = span.sent
-    tokens = [t for t in sentence]
-    start = span.start - sentence.start
-    end = span.end - sentence.start
-    left = start
-    while left > 0 and tokens[left - 1].lower_ not in cues.clause_breaks:
-        left -= 1
-    right = end
-    while right < len(tokens) and tokens[right].lower_ not in cues.clause_breaks:
-        right += 1
-    return tokens[left:right], start - left, end - left
+class CueIndex:
+    """One Doc's sentences, clause breaks and cue phrase matches, found once.
+
+    A match's clause (its sentence, cut at clause breaks) and the cues in it are then looked up:
+    scanning the clause again for every match was quadratic when one sentence held thousands of
+    matches. Every answer is what phrase_at gives on the clause's tokens: a phrase counts where it
+    matches and ends inside the clause, and the longest such phrase is the one found.
+    """
+
+    def __init__(self, doc: Doc, cues: Cues) -> None:
+        self.cues = cues
+        self.length = len(doc)
+        self.lower: list[str] = []
+        self.norm: list[str] = []
+        self.at: dict[str, list[int]] = {}  # a token's lower case or norm -> where it is
+        for i, token in enumerate(doc):
+            lower, norm = token.lower_, token.norm_
+            self.lower.append(lower)
+            self.norm.append(norm)
+            self.at.setdefault(lower, []).append(i)
+            if norm != lower:
+                self.at.setdefault(norm, []).append(i)
+        self.sentence_starts = [sentence.start for sentence in doc.sents]
+        self.breaks = [i for i, word in enumerate(self.lower) if word in cues.clause_breaks]
+        self.commas = [i for i, word in enumerate(self.lower) if word == ","]
+        self.found: dict[tuple[tuple[str, ...], ...], dict[int, tuple[int, ...]]] = {}
+        self.positions: dict[tuple[tuple[str, ...], ...], list[int]] = {}
+        self.cause_positions: list[int] | None = None  # where either kind of cause cue matches
+        self.chains: dict[tuple[int, int], tuple[list[int], list[tuple[int, int, bool]]]] = {}
+
+    def sentence(self, index: int) -> tuple[int, int]:
+        """Start and end of the sentence holding the token, as Span.sent has them."""
+        k = bisect_right(self.sentence_starts, index) - 1
+        end = self.sentence_starts[k + 1] if k + 1 < len(self.sentence_starts) else self.length
+        return self.sentence_starts[k], end
+
+    def clause(self, span: Span) -> tuple[int, int]:
+        """The span's clause: its sentence from just after the last break before the span to the
+        first break after it (a span running past its sentence's end keeps the sentence's end)."""
+        sentence_start, sentence_end = self.sentence(span.start)
+        k = bisect_left(self.breaks, span.start) - 1
+        start = max(sentence_start, self.breaks[k] + 1) if k >= 0 else sentence_start
+        if span.end >= sentence_end:
+            return start, sentence_end
+        k = bisect_left(self.breaks, span.end)
+        return start, min(sentence_end, self.breaks[k]) if k < len(self.breaks) else sentence_end
+
+    def matches(self, phrases: tuple[tuple[str, ...], ...]) -> dict[int, tuple[int, ...]]:
+        """Token index -> lengths of the phrases matching there, longest first."""
+        if phrases not in self.found:
+            by_first = phrases_by_first_word(phrases)
+            found: dict[int, tuple[int, ...]] = {}
+            for i in sorted({i for word in by_first for i in self.at.get(word, ())}):
+                candidates = by_first.get(self.lower[i], ()) + by_first.get(self.norm[i], ())
+                lengths = sorted({len(p) for p in candidates if self.matches_at(i, p)}, reverse=True)
+                if lengths:
+                    found[i] = tuple(lengths)
+            self.found[phrases], self.positions[phrases] = found, sorted(found)
+        return self.found[phrases]
+
+    def matches_at(self, index: int, phrase: tuple[str, ...]) -> bool:
+        return index + len(phrase) <= self.length and all(
+            word in (self.lower[index + k], self.norm[index + k]) for k, word in enumerate(phrase))
+
+    def phrase_length(self, phrases: tuple[tuple[str, ...], ...], index: int, end: int) -> int:
+        """Length of the longest phrase at index that ends by `end`; 0 for none."""
+        return next((length for length in self.matches(phrases).get(index, ()) if index + length <= end), 0)
+
+    def first_phrase(self, phrases: tuple[tuple[str, ...], ...], start: int, end: int) -> int | None:
+        """Where the first phrase that starts and ends in [start, end) starts. Only the last few
+        matches before `end` can fail to end inside, so this looks at few positions."""
+        self.matches(phrases)
+        positions = self.positions[phrases]
+        k = bisect_left(positions, start)
+        while k < len(positions) and positions[k] < end:
+            if self.phrase_length(phrases, positions[k], end):
+                return positions[k]
+            k += 1
+        return None
+
+    def cause_cue(self, index: int, end: int) -> tuple[int, bool] | None:
+        """(length, True) for a cause-follows phrase at index, else (length, False) for a
+        cause-precedes one, ending by `end`."""
+        length = self.phrase_length(self.cues.cause_follows, index, end)
+        if length:
+            return length, True
+        length = self.phrase_length(self.cues.cause_precedes, index, end)
+        return (length, False) if length else None
+
+    def next_cause_cue(self, start: int, end: int) -> tuple[int, int, bool] | None:
+        """The first cause cue at or after start, ending by end: (index, length, follows)."""
+        if self.cause_positions is None:
+            self.matches(self.cues.cause_follows)
+            self.matches(self.cues.cause_precedes)
+            self.cause_positions = sorted(set(self.positions[self.cues.cause_follows])
+                                          | set(self.positions[self.cues.cause_precedes]))
+        positions = self.cause_positions
+        k = bisect_left(positions, start)
+        while k < len(positions) and positions[k] < end:
+            cue = self.cause_cue(positions[k], end)
+            if cue:
+                return positions[k], *cue
+            k += 1
+        return None
+
+    def cause_chain(self, start: int, end: int) -> tuple[list[int], list[tuple[int, int, bool]]]:
+        """The cause cues a scan of the clause finds, from its start, skipping past each one found."""
+        if (start, end) not in self.chains:
+            starts: list[int] = []
+            chain: list[tuple[int, int, bool]] = []
+            cue = self.next_cause_cue(start, end)
+            while cue:
+                starts.append(cue[0])
+                chain.append(cue)
+                cue = self.next_cause_cue(cue[0] + cue[1], end)
+            self.chains[(start, end)] = (starts, chain)
+        return self.chains[(start, end)]
+
+    def comma_between(self, start: int, end: int) -> bool:
+        k = bisect_left(self.commas, start)
+        return k < len(self.commas) and self.commas[k] < end
 
 
 NEGATION_GAP_WORDS = {"a", "an", "the", "any", "single", "sign", "signs", "of", "evidence", "indication",
                       "other", "such", "obvious", "visible", "real", "actual", "be", "is", "was"}
 
 
-def negated(span: Span, cues: Cues, follow: bool) -> bool:
-    tokens, start, end = clause_tokens(span, cues)
+def negated(span: Span, index: CueIndex, follow: bool) -> bool:
+    start, end = index.clause(span)
+    cues = index.cues
     # "no ECC errors", "not a DDoS attack", "without any alert": only filler between cue and span.
-    for index in range(max(0, start - cues.negation_precedes_window), start):
-        phrase = phrase_at(tokens, index, cues.negation)
-        if phrase and all(t.lower_ in NEGATION_GAP_WORDS for t in tokens[index + len(phrase):start]):
+    for i in range(max(start, span.start - cues.negation_precedes_window), span.start):
+        length = index.phrase_length(cues.negation, i, end)
+        if length and all(index.lower[k] in NEGATION_GAP_WORDS for k in range(i + length, span.start)):
             return True
     # "ECC, thermal and other hardware signals did not flag them": only for detection methods,
     # since the subject of a negated verb is still part of an incident.
     if follow:
-        for index in range(end, min(len(tokens), end + cues.negation_follows_window)):
-            if phrase_at(tokens, index, cues.negation):
+        for i in range(span.end, min(end, span.end + cues.negation_follows_window)):
+            if index.phrase_length(cues.negation, i, end):
                 return True
     return False
 
 
-def hedged(span: Span, cues: Cues) -> bool:
-    tokens, start, _ = clause_tokens(span, cues)
-    return any(phrase_at(tokens, index, cues.hedging) for index in range(start))
+def hedged(span: Span, index: CueIndex) -> bool:
+    start, end = index.clause(span)
+    first = index.first_phrase(index.cues.hedging, start, end)
+    return first is not None and first < span.start
 
 
-def cause_side(span: Span, cues: Cues) -> str | None:
-    """'cause' when a cue puts the span on the cause side of its clause, 'effect' on the other."""
-    tokens, start, end = clause_tokens(span, cues)
+def cause_side(span: Span, index: CueIndex) -> str | None:
+    """'cause' when a cue puts the span on the cause side of its clause, 'effect' on the other.
+
+    The nearest cue wins, one before the span on a tie. The cues before the span are those a scan
+    of the clause from its start finds (it skips past each cue found); after the span, the scan
+    goes on from the span's end, or from the end of a cue running over it."""
+    start, end = index.clause(span)
+    starts, chain = index.cause_chain(start, end)
     best: tuple[int, str] | None = None
-    index = 0
-    while index < len(tokens):
-        if start <= index < end:
-            index += 1
-            continue
-        follows = phrase_at(tokens, index, cues.cause_follows)
-        precedes = None if follows else phrase_at(tokens, index, cues.cause_precedes)
-        phrase = follows or precedes
-        if not phrase:
-            index += 1
-            continue
-        before_span = index < start
-        if follows:
-            side = "cause" if before_span else "effect"
-            # "Because the certificate expired, handshakes failed": the comma ends the cause.
-            if before_span and index <= 1 and any(t.text == "," for t in tokens[index:start]):
-                side = "effect"
-        else:
-            side = "effect" if before_span else "cause"
-        distance = start - index if before_span else index - end
-        if best is None or distance < best[0]:
-            best = (distance, side)
-        index += len(phrase)
+    resume = span.end
+    k = bisect_left(starts, span.start) - 1
+    if k >= 0:
+        at, length, follows = chain[k]
+        side = "cause" if follows else "effect"
+        # "Because the certificate expired, handshakes failed": the comma ends the cause.
+        if follows and at - start <= 1 and index.comma_between(at, span.start):
+            side = "effect"
+        best = (span.start - at, side)
+        resume = max(span.end, at + length)
+    after = index.next_cause_cue(resume, end)
+    if after and (best is None or after[0] - span.end < best[0]):
+        best = (after[0] - span.end, "effect" if after[2] else "cause")
     return best[1] if best else None
 
 
@@ -351,20 +563,22 @@ class RoleAssigner:
 
     def __call__(self, doc: Doc) -> Doc:
         layout: Layout = doc._.layout
+        cues = CueIndex(doc, self.cues)
+        sectioned = self.sectioned_roles(doc)
         accepted: list[Span] = []
         for span in doc.spans.get(CANDIDATES, []):
             section = layout.kind_at(span.start_char)
-            if section in SKIPPED_KINDS or negated(span, self.cues, follow=False):
+            if section in SKIPPED_KINDS or negated(span, cues, follow=False):
                 continue
-            accepted.append(self.assign(span, section))
+            accepted.append(self.assign(span, section, cues, sectioned))
         doc.spans[MENTIONS] = resolve_overlaps(accepted, self.nested_types)
         doc.spans[DETECTION] = [
             span for span in doc.spans.get(DETECTION_CANDIDATES, [])
-            if self.is_detection(span, layout)
+            if self.is_detection(span, layout, cues)
         ]
         return doc
 
-    def assign(self, span: Span, section: str) -> Span:
+    def assign(self, span: Span, section: str, cues: CueIndex, sectioned: set[str]) -> Span:
         label, name = span.label_, span.id_
         roles = self.roles_of(label, name)
         section_role = ENTITY_SECTIONS.get(section)
@@ -373,7 +587,7 @@ class RoleAssigner:
         elif section_role in roles:
             role, method = section_role, "section"
         else:
-            side = cause_side(span, self.cues)
+            side = cause_side(span, cues)
             if side == "cause" and "RootCause" in roles:
                 role, method = "RootCause", "cue"
             elif side == "effect" and "Symptom" in roles:
@@ -385,9 +599,9 @@ class RoleAssigner:
             score = self.confidence["aside"]
         # In a sectioned write-up the author listed this role's entities in its own section; a
         # mention elsewhere (a lesson, a remediation step) is context, not a finding.
-        if method != "section" and role in self.sectioned_roles(span.doc):
+        if method != "section" and role in sectioned:
             score = min(score, self.confidence["outside_section"])
-        is_hedged = hedged(span, self.cues)
+        is_hedged = hedged(span, cues)
         if is_hedged:
             score = min(score, self.confidence["hedged"])
         result = Span(doc=span.doc, start=span.start, end=span.end, label=role, span_id=name)
@@ -406,14 +620,13 @@ class RoleAssigner:
             return set()
         return {role for kind, role in ENTITY_SECTIONS.items() if layout.sections(kind) and role != "Symptom"}
 
-    def is_detection(self, span: Span, layout: Layout) -> bool:
+    def is_detection(self, span: Span, layout: Layout, cues: CueIndex) -> bool:
         section = layout.kind_at(span.start_char)
-        if section in SKIPPED_KINDS or negated(span, self.cues, follow=True):
+        if section in SKIPPED_KINDS or negated(span, cues, follow=True):
             return False
         if section == "detection":
             return True
-        tokens = list(span.sent)
-        return any(phrase_at(tokens, i, self.cues.detection) for i in range(len(tokens)))
+        return cues.first_phrase(self.cues.detection, *cues.sentence(span.start)) is not None
 
     def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
         path.mkdir(parents=True, exist_ok=True)
@@ -435,15 +648,13 @@ def resolve_overlaps(spans: list[Span], nested_types: set[str]) -> list[Span]:
     """The match covering more content words wins, an exact match over a loose one on a tie, then
     the longer; a span of a nested type (an organisation) may sit inside another."""
     kept: list[Span] = []
+    kept_by_label: dict[str, SpanIndex] = {}
     ranked = sorted(spans, key=lambda s: (-content_weight(s), bool(s._.loose_weight), -(s.end - s.start), s.start))
     for span in ranked:
-        clash = any(
-            span.start < other.end and other.start < span.end
-            and (other.label_ == span.label_ or span.label_ not in nested_types)
-            for other in kept
-        )
-        if not clash:
+        rivals = [span.label_] if span.label_ in nested_types else list(kept_by_label)
+        if not any(label in kept_by_label and kept_by_label[label].overlaps(span.start, span.end) for label in rivals):
             kept.append(span)
+            kept_by_label.setdefault(span.label_, SpanIndex()).add(span.start, span.end)
     return sorted(kept, key=lambda s: s.start)
 
 
@@ -479,16 +690,20 @@ class NewEntityFinder:
     def __call__(self, doc: Doc) -> Doc:
         layout: Layout = doc._.layout
         mentions = list(doc.spans.get(MENTIONS, []))
+        cues = CueIndex(doc, self.cues)
+        named: dict[str, SpanIndex] = {}  # role -> where mentions of it are, in characters
+        for mention in mentions:
+            named.setdefault(mention.label_, SpanIndex()).add(mention.start_char, mention.end_char)
         found: list[Span] = []
         for start, end in layout.bullets:
             role = ENTITY_SECTIONS.get(layout.kind_at(start))
-            if role is None or any(m.label_ == role and m.start_char < end and start < m.end_char for m in mentions):
+            if role is None or (role in named and named[role].overlaps(start, end)):
                 continue
             span = doc.char_span(start, end, alignment_mode="expand")
             span = trim(span) if span is not None else None
             # A bullet of a paragraph's length is prose, not the name of an entity.
             if span is not None and len(span) <= MAX_NEW_ENTITY_TOKENS and len(span.text) <= MAX_NEW_ENTITY_CHARS \
-                    and not negated(span, self.cues, follow=False):
+                    and not negated(span, cues, follow=False):
                 found.append(new_span(span, role, "section", self.confidence["bullet"], layout))
         for span in self.cue_phrases(doc, layout, mentions):
             found.append(new_span(span, "RootCause", "cue", self.confidence["cue"], layout))
@@ -586,6 +801,12 @@ class OrganisationFinder:
         mentions = list(doc.spans.get(MENTIONS, []))
         candidates = list(doc.spans.get(CANDIDATES, []))
         found: list[Span] = []
+        taken, mentioned = SpanIndex(), SpanIndex()  # candidates, mentions and found; mentions and found
+        for span in candidates:
+            taken.add(span.start, span.end)
+        for span in mentions:
+            taken.add(span.start, span.end)
+            mentioned.add(span.start, span.end)
         for match_id, start, end in self.matcher(doc):
             rule = doc.vocab.strings[match_id]
             span = doc[start:end]
@@ -596,12 +817,15 @@ class OrganisationFinder:
             span = self.strip_sentence_start(span)
             if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
                 continue
-            if any(c.start < span.end and span.start < c.end for c in candidates + mentions + found):
+            if taken.overlaps(span.start, span.end):
                 continue
             found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
+            taken.add(span.start, span.end)
+            mentioned.add(span.start, span.end)
         for ent in doc.ents:
-            if ent.label_ == "ORG" and not any(c.start < ent.end and ent.start < c.end for c in mentions + found):
+            if ent.label_ == "ORG" and not mentioned.overlaps(ent.start, ent.end):
                 found.append(new_span(ent, "Organisation", "ner", self.confidence, layout))
+                mentioned.add(ent.start, ent.end)
         for span in found:
             span.id_ = span.text.strip()
         doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import heapq
+import math
 import re
+from bisect import bisect_right
+from collections import Counter
 from difflib import SequenceMatcher
 from typing import Iterable, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
-from incident_graph.ingest.components import DETECTION, MENTIONS
+from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
 from incident_graph.ingest import readers
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
@@ -19,6 +23,10 @@ from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
 MIN_CONFIDENCE = 0.5
 NEAR_DUPLICATE_RATIO = 0.9
+# Bounds on the work to resolve one new name (see NearDuplicates).
+EXACT_POSTINGS = 2_000  # index entries a name may have and still be compared with every candidate
+MAX_POSTINGS = 200  # index entries read for a name with more, rarest trigrams first
+MAX_EXAMINED = 30  # names compared in full (difflib)
 
 
 class EntityResolver:
@@ -31,15 +39,23 @@ class EntityResolver:
     def __init__(self, taxonomy: Taxonomy, known_names: Iterable[tuple[str, str]] = ()) -> None:
         self.taxonomy = taxonomy
         self.names: dict[str, dict[str, str]] = {}  # type -> folded name -> canonical name
+        self.similar: dict[str, NearDuplicates] = {}  # type -> the same folded names, indexed
         for concept in taxonomy.concepts:
             self.add(concept.type, concept.name)
             for synonym in concept.synonyms:
-                self.names.setdefault(concept.type, {}).setdefault(fold(synonym), concept.name)
+                self.remember(concept.type, fold(synonym), concept.name)
         for label, name in known_names:
             self.add(label, name)
 
     def add(self, label: str, name: str) -> None:
-        self.names.setdefault(label, {}).setdefault(fold(name), name)
+        self.remember(label, fold(name), name)
+
+    def remember(self, label: str, folded: str, canonical: str) -> None:
+        """The first canonical name for a folded name stays."""
+        names = self.names.setdefault(label, {})
+        if folded not in names:
+            names[folded] = canonical
+            self.similar.setdefault(label, NearDuplicates()).add(folded)
 
     def resolve(self, label: str, name: str, known: bool) -> str:
         if known:
@@ -48,12 +64,92 @@ class EntityResolver:
         folded = fold(name)
         if folded in names:
             return names[folded]
-        for other, canonical in names.items():
-            if SequenceMatcher(None, folded, other).ratio() >= NEAR_DUPLICATE_RATIO:
-                names[folded] = canonical
-                return canonical
-        names[folded] = name
-        return name
+        other = self.similar.setdefault(label, NearDuplicates()).find(folded)
+        canonical = names[other] if other is not None else name
+        self.remember(label, folded, canonical)
+        return canonical
+
+
+class NearDuplicates:
+    """Folded names indexed by trigram (3-character substring) and length, to find the first name
+    whose difflib ratio with a new one is at least NEAR_DUPLICATE_RATIO without comparing it with
+    every name: comparing with all of them was quadratic in the number of new entities.
+
+    A name with a ratio of 0.9 or more holds enough of the new name's trigrams (see min_shared) and
+    a length within difflib's real_quick_ratio bound, so the index finds every such name. When the
+    new name's index entries are few (EXACT_POSTINGS; names from the corpus and typos of the
+    taxonomy's have at most about 1,200), the names passing that count are compared in the order
+    added: the same first match as a scan of all names (unless more than MAX_EXAMINED pass). A name
+    like thousands of others (a hostile write-up) reads only MAX_POSTINGS entries, rarest trigrams
+    first, and is compared with the MAX_EXAMINED names sharing most trigrams.
+    """
+
+    def __init__(self) -> None:
+        self.order: dict[str, int] = {}  # folded name -> when it was added
+        self.grams: dict[str, int] = {}  # folded name -> how many distinct trigrams it has
+        self.index: dict[tuple[str, int], list[str]] = {}  # (trigram, length) -> folded names, in order
+
+    def add(self, folded: str) -> None:
+        if folded in self.order:
+            return
+        grams = trigrams(folded)
+        self.order[folded], self.grams[folded] = len(self.order), len(grams)
+        for gram in grams:
+            self.index.setdefault((gram, len(folded)), []).append(folded)
+
+    def find(self, folded: str) -> str | None:
+        for other in sorted(self.candidates(folded), key=self.order.__getitem__):
+            matcher = SequenceMatcher(None, folded, other)
+            if matcher.quick_ratio() >= NEAR_DUPLICATE_RATIO and matcher.ratio() >= NEAR_DUPLICATE_RATIO:
+                return other
+        return None
+
+    def candidates(self, folded: str) -> list[str]:
+        grams, lengths = trigrams(folded), near_lengths(len(folded))
+        postings = {gram: [names for length in lengths if (names := self.index.get((gram, length)))]
+                    for gram in grams}
+        if sum(len(names) for lists in postings.values() for names in lists) <= EXACT_POSTINGS:
+            shared = Counter(other for lists in postings.values() for names in lists for other in names)
+            found = [other for other, count in shared.items()
+                     if count >= min_shared(len(folded), len(grams), len(other), self.grams[other])]
+            return sorted(found, key=self.order.__getitem__)[:MAX_EXAMINED]
+        shared = rarest_first(postings, MAX_POSTINGS)
+        return heapq.nsmallest(MAX_EXAMINED, shared, key=lambda other: (-shared[other], self.order[other]))
+
+
+def rarest_first(postings: dict[str, list[list[str]]], budget: int) -> Counter[str]:
+    """How many of the trigrams each name holds, reading `budget` index entries, rarest first."""
+    shared: Counter[str] = Counter()
+    for gram in sorted(postings, key=lambda gram: sum(map(len, postings[gram]))):
+        for names in postings[gram]:
+            shared.update(names[:budget])
+            budget -= len(names)
+            if budget <= 0:
+                return shared
+    return shared
+
+
+def trigrams(text: str) -> set[str]:
+    return {text[i:i + 3] for i in range(len(text) - 2)}
+
+
+def near_lengths(length: int) -> list[int]:
+    """Lengths that pass difflib's real_quick_ratio bound with this one: others can never match."""
+    return [other for other in range(length // 2, 2 * length + 2)
+            if length + other and 2.0 * min(length, other) / (length + other) >= NEAR_DUPLICATE_RATIO]
+
+
+def min_shared(length: int, grams: int, other_length: int, other_grams: int) -> int:
+    """The fewest distinct trigrams two names (of these lengths, with this many distinct trigrams)
+    share when their difflib ratio reaches NEAR_DUPLICATE_RATIO.
+
+    The ratio is 2M/T for M characters in matching blocks. A trigram of one name is in the other
+    unless it holds one of its characters left out (at most 3 trigrams each) or spans two blocks
+    that touch in it; those are apart in the other name, so such joints are at most the other's
+    characters left out (at most 2 trigrams each)."""
+    matched = math.ceil(NEAR_DUPLICATE_RATIO * (length + other_length) / 2 - 1e-9)
+    left_out, other_left_out = length - matched, other_length - matched
+    return max(grams - 3 * left_out - 2 * other_left_out, other_grams - 3 * other_left_out - 2 * left_out)
 
 
 def fold(name: str) -> str:
@@ -71,10 +167,10 @@ class Extractor:
         self.min_confidence = min_confidence
 
     def extract(self, writeup: WriteUp) -> ExtractedCase:
-        return self.from_doc(writeup, self.nlp(writeup.text))
+        return self.from_doc(writeup, self.nlp(make_doc(self.nlp, writeup.text)))
 
     def extract_many(self, writeups: list[WriteUp], batch_size: int = 16) -> Iterator[ExtractedCase]:
-        docs = self.nlp.pipe((w.text for w in writeups), batch_size=batch_size)
+        docs = self.nlp.pipe((make_doc(self.nlp, w.text) for w in writeups), batch_size=batch_size)
         for writeup, doc in zip(writeups, docs):
             yield self.from_doc(writeup, doc)
 
@@ -98,16 +194,16 @@ class Extractor:
         )
 
     def mentions(self, doc: Doc) -> Iterator[Mention]:
+        sentences = SentenceTexts(doc)
         for span in doc.spans[MENTIONS]:
             label = span.label_
             name = self.resolver.resolve(label, span.id_, bool(span._.known))
             concept = self.taxonomy.get(label, name) or self.taxonomy.get(label, span.id_)
-            sentence = span.sent
             yield Mention(
                 type=label,
                 name=name,
                 mention=span.text,
-                sentence=sentence.text.strip(),
+                sentence=sentences.of(span),
                 start=span.start_char,
                 end=span.end_char,
                 confidence=float(span._.confidence or 0.0),
@@ -130,7 +226,7 @@ class Extractor:
                 name = concept.name
         if any(m.type == "Organisation" and m.name == name for m in found):
             return []
-        start, end, line = front_matter_value(writeup.text, ("organisation", "organization"))
+        start, end, line = organisation_evidence(writeup)
         concept = self.taxonomy.get("Organisation", name)
         return [Mention(
             type="Organisation", name=name, mention=writeup.organisation, sentence=line,
@@ -139,28 +235,47 @@ class Extractor:
             known=concept is not None,
         )]
 
-FRONT_MATTER_LINE = re.compile(r"^[ \t]*([A-Za-z_-]+)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+
+def organisation_evidence(writeup: WriteUp) -> tuple[int, int, str]:
+    """Offsets of the organisation's value in the front matter and its line, found by the reader's
+    own parser, so they point at exactly the value read; (0, 0, "") when the text does not hold it
+    (a JSON record's field)."""
+    field = readers.organisation_field(readers.front_matter_fields(writeup.text))
+    if field is None or field.value != writeup.organisation:
+        return 0, 0, ""
+    return field.start, field.end, field.line
 
 
-def front_matter_value(text: str, keys: tuple[str, ...]) -> tuple[int, int, str]:
-    """Offsets of a front-matter key's value and its line; the last one wins, as in the reader."""
-    found = (0, 0, "")
-    block = readers.FRONT_MATTER.match(text)
-    for match in FRONT_MATTER_LINE.finditer(text, 0, block.end() if block else 0):
-        if match.group(1).lower() in keys:
-            found = (match.start(2), match.end(2), match.group(0).strip())
-    return found
+class SentenceTexts:
+    """The text of the sentence holding a span's first token (as Span.sent has it), stripped.
+
+    Sentence starts are found once per Doc and each sentence's text is made once: Span.sent walks
+    out to both ends of the sentence for every mention, and one long sentence can hold thousands.
+    """
+
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+        self.starts = [sentence.start for sentence in doc.sents]
+        self.texts: dict[int, str] = {}  # sentence number -> text
+
+    def of(self, span: Span) -> str:
+        number = bisect_right(self.starts, span.start) - 1
+        if number not in self.texts:
+            end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.doc)
+            self.texts[number] = self.doc[self.starts[number]:end].text.strip()
+        return self.texts[number]
 
 
 def section_text(doc: Doc, layout: Layout, kind: str) -> str:
-    return "\n\n".join(doc.text[r.start:r.end].strip() for r in layout.sections(kind)).strip()
+    text = doc.text  # doc.text joins every token's text: once, not once per section
+    return "\n\n".join(text[r.start:r.end].strip() for r in layout.sections(kind)).strip()
 
 
 def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
-    regions = layout.sections("remediation")
-    bullets = [(s, e) for s, e in layout.bullets if any(r.start <= s < r.end for r in regions)]
+    bullets = [(s, e) for s, e in layout.bullets if layout.kind_at(s) == "remediation"]
     if bullets:
-        yield from (doc.text[s:e].strip() for s, e in bullets)
+        text = doc.text  # once, not once per bullet
+        yield from (text[s:e].strip() for s, e in bullets)
         return
     yield from section_sentences(doc, layout, "remediation")
 

@@ -64,16 +64,43 @@ def parse_date(value: object, origin: str) -> str | None:
 # ------------------------------------------------------------------ text and Markdown
 
 
-def front_matter(text: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class FrontMatterField:
+    value: str  # stripped
+    start: int  # where the value is in the text: evidence offsets
+    end: int
+    line: str  # its line, stripped: the evidence sentence
+
+
+def front_matter_fields(text: str) -> dict[str, FrontMatterField]:
+    """The one front-matter parser: lines as str.splitlines breaks them, the key before the first
+    colon (stripped, lower case), the value stripped; the last of a repeated key wins."""
     match = FRONT_MATTER.match(text)
     if not match:
         return {}
-    fields: dict[str, str] = {}
-    for line in match.group(1).splitlines():
+    fields: dict[str, FrontMatterField] = {}
+    block, offset = match.group(1), match.start(1)
+    for raw, line in zip(block.splitlines(keepends=True), block.splitlines()):
         key, sep, value = line.partition(":")
         if sep and key.strip():
-            fields[key.strip().lower()] = value.strip()
+            start = offset + len(key) + len(sep) + len(value) - len(value.lstrip())
+            stripped = value.strip()
+            fields[key.strip().lower()] = FrontMatterField(stripped, start, start + len(stripped), line.strip())
+        offset += len(raw)
     return fields
+
+
+def front_matter(text: str) -> dict[str, str]:
+    return {key: field.value for key, field in front_matter_fields(text).items()}
+
+
+def organisation_field(fields: dict[str, FrontMatterField]) -> FrontMatterField | None:
+    """The organisation: either spelling, organisation first; an empty value counts as none."""
+    for key in ("organisation", "organization"):
+        field = fields.get(key)
+        if field is not None and field.value:
+            return field
+    return None
 
 
 def first_heading(text: str) -> str | None:
@@ -92,7 +119,9 @@ def first_line(text: str) -> str:
 def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
     if not text.strip():
         raise ValueError("the write-up is empty")
-    fields = front_matter(text)
+    located = front_matter_fields(text)
+    fields = {key: field.value for key, field in located.items()}
+    organisation = organisation_field(located)
     body = FRONT_MATTER.sub("", text, count=1)
     if not body.strip():
         raise ValueError("the write-up has front matter but no text")
@@ -103,7 +132,7 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
         source=fields.get("source") or origin,
         text=text,
         published=parse_date(fields.get("date"), origin),
-        organisation=fields.get("organisation") or fields.get("organization") or None,
+        organisation=organisation.value if organisation else None,
         origin=origin,
     )
 

@@ -6,7 +6,9 @@ Works on character offsets of the original text so evidence offsets stay true.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 
 ENTITY_SECTIONS = {
     "symptoms": "Symptom",
@@ -16,7 +18,10 @@ ENTITY_SECTIONS = {
 }
 SECTIONED_KINDS = {"symptoms", "root_cause", "component", "contributing_factor", "detection", "remediation", "lessons"}
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.DOTALL)
-MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# The heading text runs to its last character that is not a space, tab or closing #. Greedy, so the
+# engine backtracks once from the end; a lazy `(.+?)[ \t#]*$` retried the tail at every position
+# and was quadratic on a long run of spaces inside the heading.
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*[^ \t#\n]|.)[ \t#]*$")
 BOLD_HEADING = re.compile(r"^\*\*(.+?)\*\*:?[ \t]*$")
 BULLET = re.compile(r"^[ \t]*(?:[-*\u2022]|\d+[.)])[ \t]+")
 
@@ -31,22 +36,33 @@ class Region:
 
 @dataclass(frozen=True)
 class Layout:
-    regions: tuple[Region, ...]
+    regions: tuple[Region, ...]  # in text order, none overlapping (as analyse makes them)
     bullets: tuple[tuple[int, int], ...]  # (start, end) of each bullet item's text
 
     def kind_at(self, offset: int) -> str:
-        for region in self.regions:
-            if region.start <= offset < region.end:
-                return region.kind
+        # Called for every match: a binary search, not a scan, keeps many headings linear.
+        index = bisect_right(self._starts, offset) - 1
+        if index >= 0 and offset < self.regions[index].end:
+            return self.regions[index].kind
         return "other"
 
     @property
     def is_sectioned(self) -> bool:
-        kinds = {region.kind for region in self.regions}
-        return len(kinds & SECTIONED_KINDS) >= 3
+        return len(self._by_kind.keys() & SECTIONED_KINDS) >= 3
 
     def sections(self, kind: str) -> list[Region]:
-        return [region for region in self.regions if region.kind == kind]
+        return list(self._by_kind.get(kind, ()))
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [region.start for region in self.regions]
+
+    @cached_property
+    def _by_kind(self) -> dict[str, list[Region]]:
+        grouped: dict[str, list[Region]] = {}
+        for region in self.regions:
+            grouped.setdefault(region.kind, []).append(region)
+        return grouped
 
 
 def normalise_heading(text: str) -> str:
