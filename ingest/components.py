@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right, insort
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -360,29 +360,48 @@ class CueIndex:
     A match's clause (its sentence, cut at clause breaks) and the cues in it are then looked up:
     scanning the clause again for every match was quadratic when one sentence held thousands of
     matches. Every answer is what phrase_at gives on the clause's tokens: a phrase counts where it
-    matches and ends inside the clause, and the longest such phrase is the one found.
+    matches and ends inside the clause, and the longest such phrase is the one found. Built on first
+    use, so a Doc without matches costs nothing.
     """
 
     def __init__(self, doc: Doc, cues: Cues) -> None:
+        self.doc = doc
         self.cues = cues
         self.length = len(doc)
-        self.lower: list[str] = []
-        self.norm: list[str] = []
-        self.at: dict[str, list[int]] = {}  # a token's lower case or norm -> where it is
-        for i, token in enumerate(doc):
-            lower, norm = token.lower_, token.norm_
-            self.lower.append(lower)
-            self.norm.append(norm)
-            self.at.setdefault(lower, []).append(i)
-            if norm != lower:
-                self.at.setdefault(norm, []).append(i)
-        self.sentence_starts = [sentence.start for sentence in doc.sents]
-        self.breaks = [i for i, word in enumerate(self.lower) if word in cues.clause_breaks]
-        self.commas = [i for i, word in enumerate(self.lower) if word == ","]
         self.found: dict[tuple[tuple[str, ...], ...], dict[int, tuple[int, ...]]] = {}
         self.positions: dict[tuple[tuple[str, ...], ...], list[int]] = {}
         self.cause_positions: list[int] | None = None  # where either kind of cause cue matches
         self.chains: dict[tuple[int, int], tuple[list[int], list[tuple[int, int, bool]]]] = {}
+
+    @cached_property
+    def lower(self) -> list[str]:
+        return [token.lower_ for token in self.doc]
+
+    @cached_property
+    def norm(self) -> list[str]:
+        return [token.norm_ for token in self.doc]
+
+    @cached_property
+    def at(self) -> dict[str, list[int]]:
+        """A token's lower case or norm -> where it is."""
+        at: dict[str, list[int]] = {}
+        for i, (lower, norm) in enumerate(zip(self.lower, self.norm)):
+            at.setdefault(lower, []).append(i)
+            if norm != lower:
+                at.setdefault(norm, []).append(i)
+        return at
+
+    @cached_property
+    def sentence_starts(self) -> list[int]:
+        return [sentence.start for sentence in self.doc.sents]
+
+    @cached_property
+    def breaks(self) -> list[int]:
+        return [i for i, word in enumerate(self.lower) if word in self.cues.clause_breaks]
+
+    @cached_property
+    def commas(self) -> list[int]:
+        return [i for i, word in enumerate(self.lower) if word == ","]
 
     def sentence(self, index: int) -> tuple[int, int]:
         """Start and end of the sentence holding the token, as Span.sent has them."""

@@ -8,6 +8,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from difflib import SequenceMatcher
+from functools import cached_property
 from typing import Iterable, Iterator
 
 from spacy.language import Language
@@ -22,6 +23,7 @@ from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
 MIN_CONFIDENCE = 0.5
+MAX_EVIDENCE_CHARS = 1_000  # of a sentence kept as evidence; a longer one is cut around its mention
 NEAR_DUPLICATE_RATIO = 0.9
 # Bounds on the work to resolve one new name (see NearDuplicates).
 EXACT_POSTINGS = 2_000  # index entries a name may have and still be compared with every candidate
@@ -255,15 +257,37 @@ class SentenceTexts:
 
     def __init__(self, doc: Doc) -> None:
         self.doc = doc
-        self.starts = [sentence.start for sentence in doc.sents]
         self.texts: dict[int, str] = {}  # sentence number -> text
+
+    @cached_property
+    def starts(self) -> list[int]:
+        return [sentence.start for sentence in self.doc.sents]
+
+    @cached_property
+    def text(self) -> str:
+        return self.doc.text  # joins every token's text: once per Doc
 
     def of(self, span: Span) -> str:
         number = bisect_right(self.starts, span.start) - 1
         if number not in self.texts:
             end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.doc)
             self.texts[number] = self.doc[self.starts[number]:end].text.strip()
-        return self.texts[number]
+        sentence = self.texts[number]
+        return sentence if len(sentence) <= MAX_EVIDENCE_CHARS else self.window(span, number)
+
+    def window(self, span: Span, number: int) -> str:
+        """About MAX_EVIDENCE_CHARS of an over-long sentence around the mention, cut at spaces: a
+        sentence naming thousands of entities would otherwise be stored once per entity."""
+        last = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.doc)
+        sentence_start, sentence_end = self.doc[self.starts[number]].idx, self.doc[last - 1].idx + len(self.doc[last - 1])
+        margin = max(0, (MAX_EVIDENCE_CHARS - len(span.text)) // 2)
+        start = max(sentence_start, span.start_char - margin)
+        end = min(sentence_end, span.end_char + margin)
+        space = self.text.find(" ", start, span.start_char)
+        start = space + 1 if start > sentence_start and space >= 0 else start
+        space = self.text.rfind(" ", span.end_char, end)
+        end = space if end < sentence_end and space >= 0 else end
+        return self.text[start:end].strip()
 
 
 def section_text(doc: Doc, layout: Layout, kind: str) -> str:

@@ -1,6 +1,6 @@
 """The spaCy pipeline on write-ups: sections, cue phrases, negation, synonyms, new mentions."""
 
-from incident_graph.ingest.extract import Extractor, as_json
+from incident_graph.ingest.extract import MAX_EVIDENCE_CHARS, Extractor, as_json
 from incident_graph.ingest.pipeline import build_pipeline, load_saved_pipeline, save_pipeline
 from incident_graph.ingest.readers import writeup_from_text
 
@@ -71,6 +71,21 @@ def test_every_mention_keeps_its_sentence_and_exact_offsets(extract):
         assert mention.sentence in case.text
     spike = next(m for m in case.mentions if m.name == "loss spike")
     assert spike.sentence == "Training jobs showed sudden loss spikes and some produced NaN values."
+
+
+def test_a_sentence_naming_thousands_of_entities_is_kept_around_each_mention(extract):
+    # One 30 kB sentence naming 1,500 organisations: stored whole, its evidence would be 45 MB.
+    names_in_sentence = " and ".join(f"Vendor{i} Ltd" for i in range(1_500))
+    case = extract(f"The outage hit {names_in_sentence}, and a DNS outage followed.\n")
+    organisations = [m for m in case.mentions if m.type == "Organisation"]
+    assert len(organisations) > 1_000
+    for mention in case.mentions:
+        assert case.text[mention.start:mention.end] == mention.mention
+        assert mention.mention in mention.sentence and mention.sentence in case.text
+        assert len(mention.sentence) <= MAX_EVIDENCE_CHARS
+    middle = next(m for m in organisations if m.mention == "Vendor750 Ltd")
+    assert "Vendor749 Ltd and Vendor750 Ltd and Vendor751 Ltd" in middle.sentence
+    assert len(middle.sentence) > MAX_EVIDENCE_CHARS * 0.9  # as much context as the cap allows
 
 
 def test_negation_keeps_ecc_out_of_detection(extract):
