@@ -90,10 +90,6 @@ def front_matter_fields(text: str) -> dict[str, FrontMatterField]:
     return fields
 
 
-def front_matter(text: str) -> dict[str, str]:
-    return {key: field.value for key, field in front_matter_fields(text).items()}
-
-
 def organisation_field(fields: dict[str, FrontMatterField]) -> FrontMatterField | None:
     """The organisation: either spelling, organisation first; an empty value counts as none."""
     for key in ("organisation", "organization"):
