@@ -1,0 +1,83 @@
+"""incident_organisations: organisations by rule (suffixes, possessives), metadata and NER."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spacy.language import Language
+from spacy.matcher import Matcher
+from spacy.tokens import Doc, Span
+
+from incident_graph.ingest.components.new_entities import new_span
+from incident_graph.ingest.components.spans import CANDIDATES, MENTIONS, SKIPPED_KINDS, SpanIndex
+from incident_graph.ingest.sections import Layout
+
+
+@Language.factory("incident_organisations", default_config={"cues": {}, "confidence": 0.7})
+def make_organisations(nlp: Language, name: str, cues: dict[str, Any], confidence: float) -> "OrganisationFinder":
+    return OrganisationFinder(nlp, cues, confidence)
+
+
+CAPITALISED = {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9&.-]*$"}}
+
+
+class OrganisationFinder:
+    """Organisations without a trained NER model: a capitalised name with a company suffix
+    ("Knight Capital Group"), a possessive before staff or systems ("ByteDance's engineers"), or
+    after "engineers at". A trained pipeline's ORG entities count too when one is installed."""
+
+    def __init__(self, nlp: Language, cues: dict[str, Any], confidence: float) -> None:
+        self.confidence = confidence
+        self.matcher = Matcher(nlp.vocab)
+        suffixes = list(cues.get("organisation_suffixes", []))
+        possessed = [p.lower() for p in cues.get("organisation_possessed", [])]
+        self.matcher.add("SUFFIX", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": suffixes}}]], greedy="LONGEST")
+        self.matcher.add("POSSESSIVE", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": ["'s", "\u2019s"]}},
+                                         {"NORM": {"IN": possessed}}]], greedy="LONGEST")
+        preceding = [[{"LOWER": w} for w in phrase.lower().split()] + [{**CAPITALISED, "OP": "+"}]
+                     for phrase in cues.get("organisation_preceding", [])]
+        if preceding:
+            self.matcher.add("PRECEDING", preceding, greedy="LONGEST")
+
+    def __call__(self, doc: Doc) -> Doc:
+        layout: Layout = doc._.layout
+        mentions = list(doc.spans.get(MENTIONS, []))
+        candidates = list(doc.spans.get(CANDIDATES, []))
+        found: list[Span] = []
+        taken, mentioned = SpanIndex(), SpanIndex()  # candidates, mentions and found; mentions and found
+        for span in candidates:
+            taken.add(span.start, span.end)
+        for span in mentions:
+            taken.add(span.start, span.end)
+            mentioned.add(span.start, span.end)
+        for match_id, start, end in self.matcher(doc):
+            rule = doc.vocab.strings[match_id]
+            span = doc[start:end]
+            if rule == "POSSESSIVE":
+                span = doc[start:end - 2]
+            elif rule == "PRECEDING":
+                span = doc[start + next(i for i, t in enumerate(span) if t.text[:1].isupper()):end]
+            span = self.strip_sentence_start(span)
+            if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
+                continue
+            if taken.overlaps(span.start, span.end):
+                continue
+            found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
+            taken.add(span.start, span.end)
+            mentioned.add(span.start, span.end)
+        for ent in doc.ents:
+            if ent.label_ == "ORG" and not mentioned.overlaps(ent.start, ent.end):
+                found.append(new_span(ent, "Organisation", "ner", self.confidence, layout))
+                mentioned.add(ent.start, ent.end)
+        for span in found:
+            span.id_ = span.text.strip()
+        doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
+        return doc
+
+    @staticmethod
+    def strip_sentence_start(span: Span) -> Span | None:
+        # A capitalised first word of a sentence is not evidence of a name ("Engineers at ...").
+        start = span.start
+        while start < span.end and span.doc[start].is_sent_start and span.doc[start].is_stop:
+            start += 1
+        return span.doc[start:span.end] if start < span.end else None

@@ -1,0 +1,56 @@
+"""Span keys, span and doc extensions, and the overlap index the components share."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+
+from spacy.tokens import Doc, Span
+
+CANDIDATES = "incident_candidates"  # every taxonomy match, before roles are decided
+MENTIONS = "incident"  # the accepted mentions, label = role, id = canonical name
+DETECTION_CANDIDATES = "detection_candidates"
+DETECTION = "detection"
+SKIPPED_KINDS = {"front_matter", "heading"}
+LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
+ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+
+for name, default in (("layout", None), ("role_confidence", None)):
+    if not Doc.has_extension(name):
+        Doc.set_extension(name, default=default)
+for name in ("confidence", "method", "section", "negated", "hedged", "known", "loose_weight"):
+    if not Span.has_extension(name):
+        Span.set_extension(name, default=None)
+
+
+
+class SpanIndex:
+    """Token ranges [start, end), to ask whether any overlaps a new one without scanning them all
+    (a scan per match was quadratic in a write-up with thousands of matches)."""
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int]] = []  # sorted
+        self.longest = 0
+
+    def add(self, start: int, end: int) -> None:
+        insort(self.ranges, (start, end))
+        self.longest = max(self.longest, end - start)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        # Only a range that starts less than `longest` before `start` can reach into it.
+        index = bisect_left(self.ranges, (start - self.longest + 1,))
+        while index < len(self.ranges) and self.ranges[index][0] < end:
+            if self.ranges[index][1] > start:
+                return True
+            index += 1
+        return False
+
+
+def nearest(positions: list[int], anchor: int) -> int:
+    """The position closest to anchor in a sorted list; the earlier one on a tie."""
+    index = bisect_left(positions, anchor)
+    if index == len(positions):
+        return positions[-1]
+    if index == 0 or positions[index] - anchor < anchor - positions[index - 1]:
+        return positions[index]
+    return positions[index - 1]
