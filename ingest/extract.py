@@ -16,6 +16,7 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
 from incident_graph.ingest import readers
+from incident_graph.ingest.pipeline import model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
 from incident_graph.schema.entity_types import ENTITY_TYPES
@@ -193,6 +194,8 @@ class Extractor:
             lessons=section_text(doc, layout, "lessons"),
             lesson_items=tuple(section_sentences(doc, layout, "lessons")),
             mentions=tuple(mentions),
+            model=model_of(self.nlp),
+            origin=writeup.origin,
         )
 
     def mentions(self, doc: Doc) -> Iterator[Mention]:
@@ -211,7 +214,7 @@ class Extractor:
                 confidence=float(span._.confidence or 0.0),
                 method=str(span._.method),
                 section=str(span._.section or ""),
-                broader=concept.broader if concept else None,
+                broader=concept.broader if concept else span._.get("broader") if Span.has_extension("broader") else None,
                 aliases=concept.synonyms if concept else (),
                 description=concept.description if concept else "",
                 known=concept is not None,
@@ -315,12 +318,15 @@ def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
 
 def as_json(case: ExtractedCase) -> dict[str, object]:
     """The `extract --format json` contract: evaluation tools read these keys."""
-    result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.source}
+    # `source` is the file it was read from, so scorers find it by file name; `url` is the
+    # source the write-up names (its front matter), when it names one.
+    result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.origin or case.source,
+                                 "url": case.source if case.source != case.origin else None, "model": case.model}
     for entity_type in ENTITY_TYPES:
         result[entity_type.key] = [m.as_json() for m in case.strongest_mentions_of(entity_type.label)]
     result["detection"] = list(case.detection_methods)
     result["remediations"] = list(case.remediation)
     result["lessons"] = list(case.lesson_items)
     return {key: result[key] for key in (
-        "id", "title", "source", "organisations", "symptoms", "root_causes", "components",
+        "id", "title", "source", "url", "model", "organisations", "symptoms", "root_causes", "components",
         "contributing_factors", "detection", "remediations", "lessons")}

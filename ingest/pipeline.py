@@ -1,14 +1,13 @@
 """Build, save and load the extraction pipeline.
 
-spaCy's own machinery only: blank English (or a trained English pipeline when one is installed),
-the sentencizer, the lookup lemmatizer from spacy-lookups-data, SpanRulers whose patterns are
-generated from the taxonomy, and the registered components in components.py, configured from the
-data files in ingest/patterns/.
+spaCy's own machinery only: a trained English pipeline (tagger, parser, NER and vectors; chosen by
+ingest/trained_model.py) or blank English, the sentencizer, the lookup lemmatizer from
+spacy-lookups-data, SpanRulers whose patterns are generated from the taxonomy, and the registered
+components in ingest/components/, configured from the data files in ingest/patterns/.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import tomllib
 import warnings
 from functools import lru_cache
@@ -21,9 +20,11 @@ from spacy.language import Language
 
 from incident_graph.ingest import components  # noqa: F401  (registers the factories)
 from incident_graph.ingest.components import CANDIDATES, DETECTION_CANDIDATES
+from incident_graph.ingest.train_classifier import load_weights, weights_file
+from incident_graph.ingest.trained_model import BLANK, ModelChoice, choose_model, load_trained
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
-TRAINED_PIPELINES = ("en_core_web_sm", "en_core_web_md", "en_core_web_lg", "en_core_web_trf")
+MODEL_META_KEY = "incident_graph_model"  # nlp.meta key naming the trained pipeline underneath
 
 
 def patterns_file(name: str) -> dict[str, Any]:
@@ -31,13 +32,16 @@ def patterns_file(name: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def base_pipeline(use_trained: bool = True) -> Language:
-    """A trained English pipeline's tokenizer and NER when installed, blank English otherwise."""
-    if use_trained:
-        for name in TRAINED_PIPELINES:
-            if importlib.util.find_spec(name) is not None:
-                return spacy.load(name, exclude=["parser", "lemmatizer", "attribute_ruler", "senter", "tagger"])
-    return spacy.blank("en")
+def base_pipeline(choice: ModelChoice) -> Language:
+    """The trained pipeline's tagger, parser, NER and vectors, or blank English."""
+    nlp = spacy.blank("en") if choice.is_blank else load_trained(choice)
+    nlp.meta[MODEL_META_KEY] = choice.name
+    return nlp
+
+
+def model_of(nlp: Language) -> str:
+    """The name of the trained pipeline an extraction pipeline runs on ("blank" for none)."""
+    return str(nlp.meta.get(MODEL_META_KEY, BLANK))
 
 
 def taxonomy_patterns(taxonomy: Taxonomy) -> list[dict[str, str]]:
@@ -64,14 +68,20 @@ def concept_roles(taxonomy: Taxonomy) -> dict[str, dict[str, Any]]:
 
 
 def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
-                   loose_matching: bool = True) -> Language:
+                   loose_matching: bool = True, model: str | None = None,
+                   use_classifier: bool = True) -> Language:
+    """The extractor's pipeline on `model` (see trained_model.py for the order it is chosen in);
+    use_trained=False runs on blank English."""
     taxonomy = taxonomy or load_taxonomy()
     cues = patterns_file("cues.toml")
     headings = patterns_file("sections.toml")["sections"]
-    nlp = base_pipeline(use_trained)
+    nlp = base_pipeline(choose_model(model) if use_trained else choose_model(BLANK))
+    trained = list(nlp.pipe_names)
+    # Sentence starts from paragraphs and bullets come first: the parser keeps them.
     nlp.add_pipe("sentencizer", first=True)
     nlp.add_pipe("incident_sentences", after="sentencizer")
-    nlp.add_pipe("lemmatizer", config={"mode": "lookup"}, after="incident_sentences")
+    nlp.add_pipe("lemmatizer", config={"mode": "lookup"},
+                 after=trained[-1] if trained else "incident_sentences")
     nlp.add_pipe("incident_norms", after="lemmatizer")
     # Phrase patterns on NORM (lower-cased lemma) match every inflection and any casing.
     ruler_config = {"spans_key": CANDIDATES, "phrase_matcher_attr": "NORM", "spans_filter": None,
@@ -83,8 +93,10 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     nlp.add_pipe("incident_sections", config={"headings": headings})
     roles = nlp.add_pipe("incident_roles", config={"cues": cues})
     nlp.add_pipe("incident_new_entities", config={"cues": cues})
+    phrases = nlp.add_pipe("incident_phrases", config={"rules": patterns_file("phrases.toml"), "cues": cues})
+    classifier = nlp.add_pipe("incident_entity_classifier", config={"cues": cues})
     nlp.add_pipe("incident_organisations", config={"cues": cues})
-    nlp.initialize()
+    initialize_own_pipes(nlp, trained)
     with warnings.catch_warnings():
         # W012: the phrase patterns run through the lemmatizer on purpose, to match on NORM.
         warnings.filterwarnings("ignore", message=r"\[W012\]")
@@ -93,7 +105,42 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     roles.set_concepts(concept_roles(taxonomy))
     if loose is not None:
         loose.add_phrases(loose_phrases(nlp, taxonomy))
+    phrases.set_taxonomy(*phrase_heads_and_concepts(nlp, taxonomy))
+    weights = load_weights(weights_file()) if trained and use_classifier else None
+    if weights is not None:
+        classifier.set_weights(weights)
     return nlp
+
+
+def phrase_heads_and_concepts(nlp: Language, taxonomy: Taxonomy) -> tuple[dict[str, dict[str, int]], list[dict[str, str]]]:
+    """What the phrase finder learns from the taxonomy: which types each head word names (the last
+    content lemma of every name and synonym), and each concept's name and content lemmas for linking."""
+    stop_words = nlp.Defaults.stop_words
+    texts = [(c, phrase) for c in taxonomy.concepts if c.type != "Organisation"
+             for phrase in dict.fromkeys((c.name, *c.synonyms))]
+    heads: dict[str, dict[str, int]] = {}
+    lemmas: dict[tuple[str, str], set[str]] = {}
+    with nlp.select_pipes(enable=["lemmatizer", "incident_norms"]):
+        for (concept, _), doc in zip(texts, nlp.pipe(text for _, text in texts)):
+            content = [t.norm_ for t in doc if not (t.is_stop or t.lower_ in stop_words or t.is_punct)]
+            lemmas.setdefault((concept.type, concept.name), set()).update(content)
+            if content:
+                counts = heads.setdefault(content[-1], {})
+                counts[concept.type] = counts.get(concept.type, 0) + 1
+    concepts = [{"type": c.type, "name": c.name, "broader": c.broader or "", "text": c.name,
+                 "lemmas": " ".join(sorted(lemmas.get((c.type, c.name), ())))}
+                for c in taxonomy.concepts if c.type != "Organisation"]
+    return heads, concepts
+
+
+def initialize_own_pipes(nlp: Language, trained: list[str]) -> None:
+    """Initialize the pipes added here; nlp.initialize() would reset the trained ones' weights."""
+    if not trained:
+        nlp.initialize()
+        return
+    for name, pipe in nlp.pipeline:
+        if name not in trained and hasattr(pipe, "initialize"):
+            pipe.initialize(lambda: [], nlp=nlp)
 
 
 def loose_phrases(nlp: Language, taxonomy: Taxonomy) -> list[dict[str, Any]]:
@@ -124,7 +171,7 @@ def load_saved_pipeline(path: Path) -> Language:
 
 
 @lru_cache(maxsize=4)
-def default_pipeline(taxonomy_dir: str | None = None) -> Language:
+def default_pipeline(taxonomy_dir: str | None = None, model: str | None = None) -> Language:
     """The pipeline for the bundled (or given) taxonomy, built once per process."""
     taxonomy = load_taxonomy(Path(taxonomy_dir)) if taxonomy_dir else load_taxonomy()
-    return build_pipeline(taxonomy)
+    return build_pipeline(taxonomy, model=model)

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
 MAX_BYTES = 1_000_000
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
@@ -73,19 +73,69 @@ class FrontMatterField:
 
 
 def front_matter_fields(text: str) -> dict[str, FrontMatterField]:
-    """The one front-matter parser: lines as str.splitlines breaks them, the key before the first
-    colon (stripped, lower case), the value stripped; the last of a repeated key wins."""
+    """The one metadata parser: a `---` front-matter block, or else the `Key: value` lines right
+    under the title that post-mortem templates use (`Organisation: X`, `Date: ...`, `Source: ...`).
+    Lines as str.splitlines breaks them, the key before the first colon (stripped, lower case,
+    aliases such as `company` or `url` read as `organisation` and `source`), the value stripped;
+    the last of a repeated key wins."""
     match = FRONT_MATTER.match(text)
-    if not match:
+    if match:
+        block, offset = match.group(1), match.start(1)
+        lines = zip(block.splitlines(keepends=True), block.splitlines())
+        return fields_of(lines, offset, lambda key: True)
+    start = metadata_block_start(text)
+    if start is None:
         return {}
+    lines = []
+    for raw, line in zip(text[start:].splitlines(keepends=True), text[start:].splitlines()):
+        if not METADATA_LINE.match(line):
+            break
+        lines.append((raw, line))
+    return fields_of(lines, start, lambda key: key in METADATA_KEYS)
+
+
+# Metadata lines under a title: known keys only, so a body starting "Impact: ..." is not metadata.
+METADATA_KEYS = {"organisation", "organization", "org", "company", "date", "source", "url", "link", "title",
+                 "id", "status", "severity", "authors", "author", "owner", "duration", "services", "service",
+                 "affected services", "incident date", "published"}
+KEY_ALIASES = {"org": "organisation", "company": "organisation", "url": "source", "link": "source",
+               "incident date": "date", "published": "date"}
+METADATA_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z ]{0,20}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S")
+TITLE_LINE = re.compile(r"^#[ \t]+\S")
+
+
+def metadata_block_start(text: str) -> int | None:
+    """Where `Key: value` lines start under a `# Title` (or at the top), if they do."""
+    offset = 0
+    seen_title = False
+    for raw in text.splitlines(keepends=True)[:4]:
+        line = raw.strip()
+        if not line:
+            offset += len(raw)
+            continue
+        if TITLE_LINE.match(line) and not seen_title:
+            seen_title = True
+            offset += len(raw)
+            continue
+        match = METADATA_LINE.match(raw)
+        if match and match.group(1).strip().lower() in METADATA_KEYS:
+            return offset
+        return None
+    return None
+
+
+def fields_of(lines: Iterable[tuple[str, str]], offset: int, accept: Callable[[str], bool]) -> dict[str, FrontMatterField]:
     fields: dict[str, FrontMatterField] = {}
-    block, offset = match.group(1), match.start(1)
-    for raw, line in zip(block.splitlines(keepends=True), block.splitlines()):
+    for raw, line in lines:
         key, sep, value = line.partition(":")
-        if sep and key.strip():
-            start = offset + len(key) + len(sep) + len(value) - len(value.lstrip())
-            stripped = value.strip()
-            fields[key.strip().lower()] = FrontMatterField(stripped, start, start + len(stripped), line.strip())
+        name = key.strip().strip("-* \t").strip("*").strip().lower()
+        if sep and name and accept(name):
+            value_offset = offset + len(key) + len(sep)
+            shown = value.lstrip("*")  # "**Date:** 2021-01-01" leaves the closing bold after the colon
+            value_offset += len(value) - len(shown)
+            start = value_offset + len(shown) - len(shown.lstrip())
+            stripped = shown.strip()
+            fields[KEY_ALIASES.get(name, name)] = FrontMatterField(stripped, start, start + len(stripped), line.strip())
         offset += len(raw)
     return fields
 
@@ -127,10 +177,20 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
         title=title,
         source=fields.get("source") or origin,
         text=text,
-        published=parse_date(fields.get("date"), origin),
+        published=metadata_date(fields.get("date"), origin, strict=FRONT_MATTER.match(text) is not None),
         organisation=organisation.value if organisation else None,
         origin=origin,
     )
+
+
+def metadata_date(value: str | None, origin: str, strict: bool) -> str | None:
+    """Front matter's date must be a date; a `Date:` line under a title is prose, read if it can be."""
+    try:
+        return parse_date(value, origin)
+    except ValueError:
+        if strict:
+            raise
+        return None
 
 
 # ------------------------------------------------------------------ JSON records

@@ -24,6 +24,9 @@ FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.DOTALL)
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*[^ \t#\n]|.)[ \t#]*$")
 BOLD_HEADING = re.compile(r"^\*\*(.+?)\*\*:?[ \t]*$")
 BULLET = re.compile(r"^[ \t]*(?:[-*\u2022]|\d+[.)])[ \t]+")
+# "Root cause: ...", "**Mitigation:** ...": a known label opening a paragraph, as provider RCAs and
+# post-mortem templates write sections. Bounded label length keeps the match linear.
+LABEL = re.compile(r"^[ \t]*(?:\*\*|__)?([A-Za-z][A-Za-z0-9 ,/&()'-]{1,48}?)[ \t]*(?::(?:\*\*|__)|(?:\*\*|__):|:)[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,21 @@ def heading_of(line: str, previous_blank: bool, known: dict[str, str]) -> tuple[
     return None
 
 
+def metadata_lines(text: str) -> tuple[int, int] | None:
+    """(start, end) of the `Key: value` metadata lines under the title, as the reader reads them."""
+    from incident_graph.ingest.readers import METADATA_LINE, metadata_block_start
+
+    start = metadata_block_start(text)
+    if start is None:
+        return None
+    end = start
+    for line in text[start:].splitlines(keepends=True):
+        if not METADATA_LINE.match(line):
+            break
+        end += len(line)
+    return start, end
+
+
 def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
     known = heading_kinds(headings)
     regions: list[Region] = []
@@ -96,11 +114,30 @@ def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
     if match:
         regions.append(Region(0, match.end(), "front_matter"))
         offset = match.end()
+    metadata = None if match else metadata_lines(text)
+    if metadata:
+        start, end = metadata
+        if start:
+            regions.append(Region(0, start, "heading", text[:start].strip().lstrip("#").strip()))
+        regions.append(Region(start, end, "front_matter"))
+        offset = end
     kind, heading, section_start = "other", "", offset
     previous_blank = True
     for line in text[offset:].splitlines(keepends=True):
         content = line.rstrip("\n")
         found = heading_of(content, previous_blank, known)
+        label = None if found else LABEL.match(content)
+        if label and normalise_heading(label.group(1)) in known and content[label.end():].strip():
+            # The label is a heading of its own; the paragraph after it is the section's text.
+            if offset > section_start:
+                regions.append(Region(section_start, offset, kind, heading))
+            heading = label.group(1)
+            regions.append(Region(offset, offset + label.end(), "heading", heading))
+            kind = known[normalise_heading(heading)]
+            section_start = offset + label.end()
+            previous_blank = False
+            offset += len(line)
+            continue
         if found:
             if offset > section_start:
                 regions.append(Region(section_start, offset, kind, heading))

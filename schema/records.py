@@ -51,6 +51,8 @@ class ExtractedCase:
     lessons: str = ""
     lesson_items: tuple[str, ...] = ()  # the lessons, one sentence each
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
+    model: str = ""  # the trained spaCy pipeline the extraction ran on, or "blank"
+    origin: str = ""  # the file (and record) it was read from; not part of the content
 
     @property
     def published_on(self) -> date | None:
@@ -63,7 +65,7 @@ class ExtractedCase:
     def content_hash(self) -> str:
         """Changes when the write-up or what was extracted from it changes."""
         payload = json.dumps(
-            {"case": {k: v for k, v in asdict(self).items() if k != "mentions"},
+            {"case": {k: v for k, v in asdict(self).items() if k not in ("mentions", "origin")},
              "mentions": [asdict(m) for m in self.mentions]},
             sort_keys=True, default=str,
         )

@@ -7,10 +7,12 @@ Importing this package registers every factory. Order in the pipeline (see inges
 """
 
 from incident_graph.ingest.components import (  # noqa: F401  (each import registers a factory)
+    entity_classifier,
     loose_matcher,
     new_entities,
     norms,
     organisations,
+    phrases,
     roles,
     section_tagger,
     sentences,

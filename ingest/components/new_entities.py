@@ -9,7 +9,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import CueIndex, Cues, negated, phrase_at
-from incident_graph.ingest.components.spans import LEADING_FILLER, MENTIONS, SKIPPED_KINDS, SpanIndex
+from incident_graph.ingest.components.spans import LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, name_words
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
 
 
@@ -55,6 +55,7 @@ class NewEntityFinder:
             span = trim(span) if span is not None else None
             # A bullet of a paragraph's length is prose, not the name of an entity.
             if span is not None and len(span) <= MAX_NEW_ENTITY_TOKENS and len(span.text) <= MAX_NEW_ENTITY_CHARS \
+                    and (not doc.has_annotation("DEP") or name_words(span.text) <= MAX_NAME_WORDS) \
                     and not negated(span, cues, follow=False):
                 found.append(new_span(span, role, "section", self.confidence["bullet"], layout))
         for span in self.cue_phrases(doc, layout, mentions):

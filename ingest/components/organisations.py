@@ -28,6 +28,9 @@ class OrganisationFinder:
 
     def __init__(self, nlp: Language, cues: dict[str, Any], confidence: float) -> None:
         self.confidence = confidence
+        self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
+        self.early_chars = int(cues.get("organisation_early_chars", 600))
+        self.min_mentions = int(cues.get("organisation_min_mentions", 2))
         self.matcher = Matcher(nlp.vocab)
         suffixes = list(cues.get("organisation_suffixes", []))
         possessed = [p.lower() for p in cues.get("organisation_possessed", [])]
@@ -65,14 +68,41 @@ class OrganisationFinder:
             found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
             taken.add(span.start, span.end)
             mentioned.add(span.start, span.end)
-        for ent in doc.ents:
-            if ent.label_ == "ORG" and not mentioned.overlaps(ent.start, ent.end):
-                found.append(new_span(ent, "Organisation", "ner", self.confidence, layout))
-                mentioned.add(ent.start, ent.end)
+        others = SpanIndex()  # mentions of other types: a product named like a company is a component
+        for span in mentions:
+            if span.label_ != "Organisation":
+                others.add(span.start, span.end)
+        organisations = [ent for ent in doc.ents if ent.label_ == "ORG"]
+        counts: dict[str, int] = {}
+        for ent in organisations:
+            counts[ent.text] = counts.get(ent.text, 0) + 1
+        for ent in organisations:
+            if mentioned.overlaps(ent.start, ent.end) or others.overlaps(ent.start, ent.end):
+                continue
+            if layout.kind_at(ent.start_char) in SKIPPED_KINDS or not self.looks_like_organisation(ent):
+                continue
+            # A name said once deep in a long write-up is more often a product or a passing mention.
+            if counts[ent.text] < self.min_mentions and ent.start_char > self.early_chars + self.body_start(layout):
+                continue
+            found.append(new_span(ent, "Organisation", "ner", self.confidence, layout))
+            mentioned.add(ent.start, ent.end)
         for span in found:
             span.id_ = span.text.strip()
         doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
         return doc
+
+    def looks_like_organisation(self, ent: Span) -> bool:
+        """Not an acronym of technology (UTC, API, DNS), a time, a heading or a product name."""
+        text = ent.text.strip()
+        if not text or any(ch.isdigit() for ch in text) or text.startswith("#"):
+            return False
+        if len(ent) == 1 and text.isupper() and len(text) <= 6:
+            return False
+        return ent[-1].lower_ not in self.product_words
+
+    @staticmethod
+    def body_start(layout: Layout) -> int:
+        return next((r.end for r in layout.regions if r.kind == "front_matter"), 0)
 
     @staticmethod
     def strip_sentence_start(span: Span) -> Span | None:

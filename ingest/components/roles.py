@@ -17,7 +17,8 @@ from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
 @Language.factory(
     "incident_roles",
     default_config={"cues": {}, "confidence": {"section": 0.95, "cue": 0.85, "taxonomy": 0.75,
-                                               "aside": 0.6, "hedged": 0.45, "outside_section": 0.4},
+                                               "aside": 0.6, "hedged": 0.45, "outside_section": 0.4,
+                                               "timeline": 0.45},
                     "nested_types": ["Organisation"]},
 )
 def make_incident_roles(nlp: Language, name: str, cues: dict[str, Any], confidence: dict[str, float],
@@ -79,6 +80,9 @@ class RoleAssigner:
         score = self.confidence[method]
         if method == "taxonomy" and section in ("remediation", "lessons"):
             score = self.confidence["aside"]
+        # A timeline retells the incident line by line: only what a cue or its section says counts.
+        if method == "taxonomy" and section == "timeline":
+            score = self.confidence["timeline"]
         # In a sectioned write-up the author listed this role's entities in its own section; a
         # mention elsewhere (a lesson, a remediation step) is context, not a finding.
         if method != "section" and role in sectioned:

@@ -14,6 +14,15 @@ DETECTION = "detection"
 SKIPPED_KINDS = {"front_matter", "heading"}
 LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
 ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+# An entity's name has at most this many words, counted as the evaluation counts them (words of
+# letters and digits, these few function words left out): a longer phrase is a description.
+MAX_NAME_WORDS = 8
+NAME_FUNCTION_WORDS = frozenset("a an the of in on to for by and or with without from at as is was were be its it this that".split())
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def name_words(text: str) -> int:
+    return sum(1 for word in WORD.findall(text.lower()) if word not in NAME_FUNCTION_WORDS)
 
 for name, default in (("layout", None), ("role_confidence", None)):
     if not Doc.has_extension(name):

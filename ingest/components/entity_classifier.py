@@ -1,0 +1,247 @@
+"""incident_entity_classifier: a trained model decides which candidate phrases are entities.
+
+The rules before it propose; this component disposes. Its candidates are every mention found so
+far (taxonomy matches, section bullets, causal phrases) and every other noun phrase and failure
+clause of the parse. Each gets features that carry over to write-ups never seen: the phrase's and
+its head's vectors from the trained pipeline, the section it is in, what the rules proposed and by
+which method, its grammatical role and what governs it (a cause verb, a negation), its named-entity
+label, and which types the taxonomy's own phrases with the same head have. A multinomial logistic
+regression (ingest/train_classifier.py fits it on the gold write-ups of the train split, labels
+from the same relaxed match the evaluation uses) gives each candidate a probability per type;
+those above the type's threshold become mentions, the most probable of overlapping ones per type.
+
+Without a parse or without weights (blank English) the component changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged, negated
+from incident_graph.ingest.components.phrases import PhraseFinder, phrase_vector, unit
+from incident_graph.ingest.components.spans import MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, name_words
+from incident_graph.ingest.sections import Layout
+
+TYPES = ("Symptom", "RootCause", "Component", "ContributingFactor")
+CLASSES = ("none", *TYPES)
+SECTION_KINDS = ("symptoms", "root_cause", "component", "contributing_factor", "detection", "remediation",
+                 "lessons", "timeline", "summary", "other")
+METHODS = ("section", "cue", "taxonomy", "new-entity", "parse", "loose", "np", "clause")
+DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "compound", "ROOT", "appos", "acomp")
+ENTITY_LABELS = ("ORG", "PRODUCT", "GPE", "PERSON", "NORP", "FAC")
+POS = ("NOUN", "PROPN", "VERB", "ADJ")
+VECTOR_WIDTH = 300
+
+
+@dataclass
+class Candidate:
+    span: Span
+    proposed: str | None  # the role the rules gave it, if any
+    method: str
+    name: str | None  # the rules' canonical name, if any
+    known: bool = False
+
+
+@Language.factory("incident_entity_classifier",
+                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy"],
+                                  "min_rule_confidence": 0.5})
+def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
+                           rule_methods: list[str], min_rule_confidence: float) -> "EntityClassifier":
+    return EntityClassifier(nlp, cues, thresholds, rule_methods, min_rule_confidence)
+
+
+class EntityClassifier:
+    """Rule mentions made by `rule_methods` (a section's bullets, a taxonomy name with its role)
+    stay when the rules were confident; every other candidate needs the model's probability."""
+
+    def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
+                 rule_methods: list[str] = ("section", "taxonomy"), min_rule_confidence: float = 0.5) -> None:
+        self.nlp = nlp
+        self.cues = Cues.from_config(cues)
+        self.thresholds = {t: float(thresholds.get(t, 0.35)) for t in TYPES}
+        self.rule_methods = set(rule_methods)
+        self.min_rule_confidence = min_rule_confidence
+        self.weights: numpy.ndarray | None = None  # features x classes
+        self.bias: numpy.ndarray | None = None
+        self.mean: numpy.ndarray | None = None
+        self.scale: numpy.ndarray | None = None
+
+    @property
+    def finder(self) -> PhraseFinder:
+        return self.nlp.get_pipe("incident_phrases")
+
+    # ------------------------------------------------------------ weights
+
+    def set_weights(self, weights: dict[str, Any]) -> None:
+        self.weights = numpy.asarray(weights["weights"], dtype="float32")
+        self.bias = numpy.asarray(weights["bias"], dtype="float32")
+        self.mean = numpy.asarray(weights["mean"], dtype="float32")
+        self.scale = numpy.asarray(weights["scale"], dtype="float32")
+        self.thresholds.update({t: float(v) for t, v in weights.get("thresholds", {}).items()})
+
+    def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        if self.weights is not None:
+            numpy.savez(path / "weights.npz", weights=self.weights, bias=self.bias, mean=self.mean, scale=self.scale)
+        (path / "thresholds.json").write_text(json.dumps(self.thresholds, sort_keys=True))
+
+    def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "EntityClassifier":
+        if (path / "weights.npz").is_file():
+            with numpy.load(path / "weights.npz") as data:
+                self.set_weights({key: data[key] for key in data.files})
+        self.thresholds.update(json.loads((path / "thresholds.json").read_text()))
+        return self
+
+    # ------------------------------------------------------------ the component
+
+    def __call__(self, doc: Doc) -> Doc:
+        if self.weights is None or not doc.has_annotation("DEP"):
+            return doc
+        candidates = self.candidates(doc)
+        if not candidates:
+            return doc
+        probabilities = self.probabilities(self.features(doc, candidates))
+        kept = [span for span in doc.spans.get(MENTIONS, []) if span.label_ not in TYPES]
+        kept += self.decide(doc, candidates, probabilities)
+        doc.spans[MENTIONS] = sorted(kept, key=lambda s: s.start)
+        return doc
+
+    def probabilities(self, features: numpy.ndarray) -> numpy.ndarray:
+        assert self.weights is not None and self.bias is not None
+        scores = ((features - self.mean) / self.scale) @ self.weights + self.bias
+        scores -= scores.max(axis=1, keepdims=True)
+        exp = numpy.exp(scores)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def decide(self, doc: Doc, candidates: list[Candidate], probabilities: numpy.ndarray) -> list[Span]:
+        ranked = []
+        for candidate, row in zip(candidates, probabilities):
+            for k, label in enumerate(TYPES, start=1):
+                threshold = self.thresholds[label]
+                if self.rule_keeps(candidate, label):
+                    ranked.append((max(float(candidate.span._.confidence or 0.0), float(row[k])), label, candidate))
+                elif row[k] >= threshold:
+                    # Above the threshold reads as at least 0.5, the extractor's bar for a finding.
+                    ranked.append((0.5 + 0.5 * (float(row[k]) - threshold) / (1 - threshold), label, candidate))
+        ranked.sort(key=lambda item: (-item[0], item[2].span.start))
+        taken: dict[str, SpanIndex] = {}
+        found = []
+        layout: Layout = doc._.layout
+        for probability, label, candidate in ranked:
+            span = candidate.span
+            index = taken.setdefault(label, SpanIndex())
+            if index.overlaps(span.start, span.end):
+                continue
+            index.add(span.start, span.end)
+            found.append(self.mention(candidate, label, probability, layout))
+        return found
+
+    def rule_keeps(self, candidate: Candidate, label: str) -> bool:
+        return candidate.proposed == label and candidate.method in self.rule_methods \
+            and float(candidate.span._.confidence or 0.0) >= self.min_rule_confidence
+
+    def mention(self, candidate: Candidate, label: str, probability: float, layout: Layout) -> Span:
+        span = candidate.span
+        if candidate.name and candidate.proposed == label:
+            name, known, broader = candidate.name, candidate.known, span._.get("broader")
+        else:
+            name, known, broader = self.finder.link(span, label)
+        result = Span(span.doc, span.start, span.end, label=label, span_id=name)
+        result._.confidence = probability
+        result._.method = span._.method or candidate.method
+        result._.section = layout.kind_at(span.start_char)
+        result._.hedged = bool(span._.hedged)
+        result._.known = known
+        result._.broader = broader
+        result._.loose_weight = span._.loose_weight
+        return result
+
+    # ------------------------------------------------------------ candidates
+
+    def candidates(self, doc: Doc) -> list[Candidate]:
+        layout: Layout = doc._.layout
+        found: dict[tuple[int, int], Candidate] = {}
+        for span in doc.spans.get(MENTIONS, []):
+            if span.label_ in TYPES:
+                method = "loose" if span._.loose_weight else str(span._.method or "taxonomy")
+                found.setdefault((span.start, span.end), Candidate(span, span.label_, method, span.id_,
+                                                                   bool(span._.known)))
+        finder = self.finder
+        for sentence in doc.sents:
+            if layout.kind_at(sentence.start_char) in SKIPPED_KINDS:
+                continue
+            for token in sentence:
+                if token.pos_ in ("NOUN", "PROPN") and token.dep_ != "compound" \
+                        and token.norm_ not in finder.generic_heads:
+                    for attach, method in ((True, "np"), (False, "np")):
+                        span = finder.phrase(token, attach)
+                        if span is not None and name_words(span.text) <= MAX_NAME_WORDS:
+                            found.setdefault((span.start, span.end), Candidate(span, None, method, None))
+                elif token.pos_ in ("VERB", "AUX") and token.dep_ not in ("aux", "auxpass"):
+                    # Gold names states as clauses: "lookups hung until they timed out".
+                    for span in (finder.verb_phrase(token), finder.verb_phrase(token, subject=False)):
+                        if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                            found.setdefault((span.start, span.end), Candidate(span, None, "clause", None))
+        return sorted(found.values(), key=lambda c: (c.span.start, c.span.end))
+
+    # ------------------------------------------------------------ features
+
+    def features(self, doc: Doc, candidates: list[Candidate]) -> numpy.ndarray:
+        layout: Layout = doc._.layout
+        cues = CueIndex(doc, self.cues)
+        finder = self.finder
+        heads: dict[str, int] = {}
+        for token in doc:
+            heads[token.norm_] = heads.get(token.norm_, 0) + 1
+        bullets = SpanIndex()
+        for start, end in layout.bullets:
+            bullets.add(start, end)
+        length = max(1, len(doc.text))
+        rows = []
+        for candidate in candidates:
+            span, root = candidate.span, candidate.span.root
+            kind = layout.kind_at(span.start_char)
+            vector = phrase_vector(span)
+            head_vector = unit(root.vector) if root.has_vector else None
+            counts = finder.heads.get(root.norm_, {})
+            total = sum(counts.values()) or 1
+            side = cause_side(span, cues)
+            governor = root.head
+            row = [
+                *(vector if vector is not None else numpy.zeros(VECTOR_WIDTH)),
+                *(head_vector if head_vector is not None else numpy.zeros(VECTOR_WIDTH)),
+                *one_hot(kind, SECTION_KINDS),
+                *one_hot(candidate.proposed, TYPES),
+                *one_hot(candidate.method, METHODS),
+                *one_hot(root.dep_, DEPS),
+                *one_hot(root.ent_type_, ENTITY_LABELS),
+                *one_hot(root.pos_, POS),
+                *(counts.get(t, 0) / total for t in TYPES),
+                float(candidate.known),
+                float(bullets.overlaps(span.start_char, span.end_char)),
+                float(layout.is_sectioned),
+                float(negated(span, cues, follow=False) or finder.denied(span)),
+                float(hedged(span, cues)),
+                float(side == "cause"), float(side == "effect"),
+                float(governor.norm_ in finder.cause_verbs), float(governor.norm_ in finder.factor_verbs),
+                float(governor.norm_ in finder.symptom_verbs), float(finder.is_negated(governor)),
+                name_words(span.text) / MAX_NAME_WORDS,
+                sum(1 for t in span if t.text[:1].isupper()) / len(span),
+                numpy.log1p(heads.get(root.norm_, 0)),
+                span.start_char / length,
+                float(finder.opens_section(span.sent)),
+                float(root.norm_ in finder.generic_heads),
+            ]
+            rows.append(row)
+        return numpy.asarray(rows, dtype="float32")
+
+
+def one_hot(value: str | None, values: tuple[str, ...]) -> list[float]:
+    return [float(value == v) for v in values]

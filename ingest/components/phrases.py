@@ -1,0 +1,486 @@
+"""incident_phrases: entities the taxonomy does not name, read off the dependency parse.
+
+Candidate phrases are noun phrases of the parse (a head with its modifiers and one prepositional
+attachment, coordinated items split), never a list. Their role comes from
+
+1. causal structure (ingest/patterns/phrases.toml): "X caused Y", "Y was caused by X", "due to X",
+   "because X", "the root cause was X", "made worse by X", "X failed";
+2. the section they are in (Symptoms, Root cause, Impact, ...), for phrases whose head the
+   taxonomy uses for that type;
+3. the taxonomy's own heads: a phrase headed like the taxonomy's components ("the Consul cluster",
+   "the Enom platform") is a component wherever it is.
+
+Each phrase is then linked to the nearest taxonomy concept of its type when the trained
+pipeline's vectors and a shared content word agree, else it stays a new entity placed under its
+nearest concept (span._.broader). Negated phrases are dropped, hedged ones get a low confidence.
+Without a parse (blank English) the component does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from incident_graph.ingest.components.cues import CueIndex, Cues, hedged, negated
+from incident_graph.ingest.components.new_entities import normalised_name
+from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS,
+                                                    SpanIndex, name_words)
+from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
+
+for name in ("broader",):
+    if not Span.has_extension(name):
+        Span.set_extension(name, default=None)
+
+NOUN_POS = {"NOUN", "PROPN"}
+SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
+OBJECTS = {"dobj", "obj", "attr", "oprd"}
+MODIFIER_DEPS = {"compound", "amod", "nummod", "nmod", "poss", "det", "quantmod", "npadvmod", "case", "advmod", "neg"}
+ATTACHED_PREPS = {"of", "in", "on", "for", "from", "with", "at", "during", "between", "behind", "inside", "within"}
+ASIDE_KINDS = {"remediation", "lessons"}  # sections that mention things in passing
+COPULAR = {"be", "turn", "prove", "appear", "seem", "remain", "become"}
+
+
+@Language.factory(
+    "incident_phrases",
+    default_config={"rules": {}, "cues": {},
+                    "confidence": {"cue": 0.8, "section": 0.75, "head": 0.6, "hedged": 0.45},
+                    "link_threshold": 0.8, "broader_threshold": 0.55},
+)
+def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: dict[str, Any],
+                       confidence: dict[str, float], link_threshold: float,
+                       broader_threshold: float) -> "PhraseFinder":
+    return PhraseFinder(nlp, rules, cues, confidence, link_threshold, broader_threshold)
+
+
+class PhraseFinder:
+    def __init__(self, nlp: Language, rules: dict[str, Any], cues: dict[str, Any], confidence: dict[str, float],
+                 link_threshold: float, broader_threshold: float) -> None:
+        self.vocab = nlp.vocab
+        self.rules = rules
+        self.cues = Cues.from_config(cues)
+        self.confidence = confidence
+        self.link_threshold = link_threshold
+        self.broader_threshold = broader_threshold
+        self.cause_verbs = set(rules.get("cause_verbs", []))
+        self.effect_preps = set(rules.get("effect_preps", []))
+        self.passive_cause_verbs = set(rules.get("passive_cause_verbs", []))
+        self.cause_markers = [tuple(marker) for marker in rules.get("cause_markers", [])]
+        self.cause_nouns = set(rules.get("cause_nouns", []))
+        self.factor_nouns = set(rules.get("factor_nouns", []))
+        self.factor_verbs = set(rules.get("factor_verbs", []))
+        self.symptom_verbs: dict[str, str] = dict(rules.get("symptom_verbs", {}))
+        self.symptom_particles: dict[str, list[str]] = dict(rules.get("symptom_particles", {}))
+        self.generic_heads = set(rules.get("generic_heads", []))
+        self.max_words = int(rules.get("max_content_words", 7))
+        self.max_clause_words = int(rules.get("max_clause_words", 4))
+        self.quantifiers = set(rules.get("quantifiers", []))
+        self.cause_particles: dict[str, list[str]] = dict(rules.get("cause_particles", {}))
+        self.heads: dict[str, dict[str, int]] = {}  # head lemma -> type -> taxonomy phrases with that head
+        self.concepts: list[dict[str, str]] = []  # {"type", "name", "broader", "text"}
+        self._matrix: dict[str, tuple[list[dict[str, str]], numpy.ndarray]] | None = None
+
+    # ------------------------------------------------------------ initialisation from the taxonomy
+
+    def set_taxonomy(self, heads: dict[str, dict[str, int]], concepts: list[dict[str, str]]) -> None:
+        self.heads = heads
+        self.concepts = concepts
+        self._matrix = None
+
+    def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "taxonomy.json").write_text(json.dumps({"heads": self.heads, "concepts": self.concepts}, sort_keys=True))
+
+    def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "PhraseFinder":
+        data = json.loads((path / "taxonomy.json").read_text())
+        self.set_taxonomy(data["heads"], data["concepts"])
+        return self
+
+    # ------------------------------------------------------------ the component
+
+    def __call__(self, doc: Doc) -> Doc:
+        if not doc.has_annotation("DEP"):
+            return doc
+        layout: Layout = doc._.layout
+        mentions = [self.widened(mention) for mention in doc.spans.get(MENTIONS, [])]
+        taken: dict[str, SpanIndex] = {}
+        for mention in mentions:
+            taken.setdefault(mention.label_, SpanIndex()).add(mention.start, mention.end)
+        cues = CueIndex(doc, self.cues)
+        found: list[Span] = []
+        for sentence in doc.sents:
+            kind = layout.kind_at(sentence.start_char)
+            if kind in SKIPPED_KINDS or kind == "timeline" or not sentence.text.strip():
+                continue
+            for span, role, method in self.sentence_phrases(sentence, kind):
+                index = taken.setdefault(role, SpanIndex())
+                if index.overlaps(span.start, span.end) or negated(span, cues, follow=False) or self.denied(span) \
+                        or name_words(span.text) > MAX_NAME_WORDS:
+                    continue
+                score = self.confidence[method]
+                if hedged(span, cues):
+                    score = min(score, self.confidence["hedged"])
+                found.append(self.entity_span(span, role, method, score, kind))
+                index.add(span.start, span.end)
+        doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
+        return doc
+
+    def sentence_phrases(self, sentence: Span, kind: str) -> Iterator[tuple[Span, str, str]]:
+        yield from self.causal_phrases(sentence)
+        yield from self.failure_phrases(sentence)
+        section_role = ENTITY_SECTIONS.get(kind)
+        if section_role in ("RootCause", "ContributingFactor") and self.opens_section(sentence):
+            yield from ((span, section_role, "section") for span in self.lead_phrases(sentence))
+        for head in self.noun_heads(sentence):
+            head_type = self.head_type(head)
+            if head_type is None:
+                continue
+            if section_role is not None and head_type == section_role:
+                yield from ((span, section_role, "section") for span in self.phrases(head))
+            elif head_type == "Component" and kind not in ASIDE_KINDS:
+                yield from ((span, "Component", "head") for span in self.phrases(head, attach=False)
+                            if self.is_named(span))
+
+    def opens_section(self, sentence: Span) -> bool:
+        """The first sentence of its section (or of a bullet): where a section states its subject."""
+        layout: Layout = sentence.doc._.layout
+        before = sentence.doc.text[:sentence.start_char].rstrip(" \t")
+        return before.endswith("\n") or layout.kind_at(max(0, len(before) - 1)) != layout.kind_at(sentence.start_char)
+
+    def lead_phrases(self, sentence: Span) -> list[Span]:
+        """What a section's opening sentence is about: "A bug in X ..." -> its subject; "X was ..."
+        -> X; "It was X" / "The cause was X" -> X."""
+        root = sentence.root
+        subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if root.norm_ in COPULAR and (not subjects or subjects[0].pos_ == "PRON" or self.noun_role(subjects[0])):
+            complements = [c for c in root.children if c.dep_ in ("attr", "acomp", "oprd")]
+            return [span for c in complements for span in self.phrases(c)]
+        if root.pos_ in NOUN_POS:  # a fragment: "Reordered BGP policy terms."
+            return self.phrases(root)
+        return [span for c in subjects if c.pos_ in NOUN_POS for span in self.phrases(c)]
+
+    # ------------------------------------------------------------ widening mentions
+
+    def widened(self, mention: Span) -> Span:
+        """A mention grown to its phrase in the parse ("outage" -> "full outage of the Heroku API",
+        "went down" -> "the sites went down"), when that phrase is still a name."""
+        if mention.label_ == "Organisation" or mention._.method == "metadata":
+            return mention
+        root = mention.root
+        if root.pos_ in NOUN_POS:
+            grown = self.phrase(root)
+        elif root.pos_ in ("VERB", "ADJ", "AUX"):
+            grown = self.verb_phrase(root if root.pos_ != "ADJ" else root.head)
+        else:
+            grown = None
+        if grown is None or grown.start > mention.start or grown.end < mention.end or len(grown) == len(mention) \
+                or name_words(grown.text) > MAX_NAME_WORDS or "\n" in grown.text:
+            return mention
+        result = Span(mention.doc, grown.start, grown.end, label=mention.label_, span_id=mention.id_)
+        for name in ("confidence", "method", "section", "hedged", "known", "loose_weight", "broader", "negated"):
+            result._.set(name, mention._.get(name))
+        return result
+
+    def verb_phrase(self, verb: Token, subject: bool = True) -> Span | None:
+        """Subject, verb, particles and object: "API and Dashboard requests began failing"."""
+        tokens = [verb]
+        for child in verb.children:
+            if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ in NOUN_POS:
+                if subject:
+                    tokens += self.modifiers(child) + [child]
+            elif child.dep_ in ("attr", "acomp", "prep") and child.i > verb.i and verb.norm_ in COPULAR:
+                tokens += [t for t in child.subtree if t.dep_ != "punct"][:6]
+            elif child.dep_ in ("aux", "auxpass", "neg", "prt", "acomp", "advmod") and child.i > verb.i - 4:
+                tokens.append(child)
+            elif child.dep_ in ("dobj", "xcomp") and child.i > verb.i:
+                tokens += [t for t in child.subtree if t.dep_ != "punct"][:6]
+        start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
+        if any(t.is_sent_start for t in verb.doc[start + 1:end]):
+            return None  # a parse reaching across sentences
+        return self.trim(verb.doc[start:end])
+
+    # ------------------------------------------------------------ causal structure
+
+    def causal_phrases(self, sentence: Span) -> Iterator[tuple[Span, str, str]]:
+        for token in sentence:
+            norm = token.norm_
+            if token.pos_ in ("VERB", "AUX") and not self.is_negated(token):
+                passive = any(child.dep_ in ("auxpass", "nsubjpass") for child in token.children)
+                if passive and norm in self.passive_cause_verbs | self.factor_verbs:
+                    role = "ContributingFactor" if norm in self.factor_verbs else "RootCause"
+                    for agent in (c for c in token.children if c.dep_ == "agent"):
+                        yield from self.argument_phrases(agent, role)
+                    if role == "RootCause":
+                        yield from self.effect_phrases(token, passive=True)
+                elif not passive and norm in self.cause_verbs and self.has_cause_particle(token):
+                    for subject in (c for c in token.children if c.dep_ in ("nsubj", "csubj")):
+                        yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
+                    yield from self.effect_phrases(token, passive=False)
+                elif not passive and norm in self.factor_verbs:
+                    for subject in (c for c in token.children if c.dep_ == "nsubj"):
+                        yield from ((span, "ContributingFactor", "cue") for span in self.phrases(subject))
+                elif norm == "make" and any(c.lower_ in ("worse", "harder", "longer") for c in token.subtree):
+                    for agent in (c for c in token.children if c.dep_ in ("agent", "nsubj")):
+                        yield from self.argument_phrases(agent, "ContributingFactor") if agent.dep_ == "agent" \
+                            else ((span, "ContributingFactor", "cue") for span in self.phrases(agent))
+                if norm in COPULAR:
+                    yield from self.copular_phrases(token)
+            if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
+                clause = self.clause_span(token.head, skip=token)
+                if clause is not None:
+                    yield clause, "RootCause", "cue"
+            marker = self.marker_at(sentence, token)
+            if marker is not None:
+                yield from self.argument_phrases(marker, "RootCause")
+
+    def has_cause_particle(self, verb: Token) -> bool:
+        particles = self.cause_particles.get(verb.norm_)
+        return not particles or any(c.lower_ in particles for c in verb.children)
+
+    def is_named(self, span: Span) -> bool:
+        """A component phrase names a thing: a proper noun, or a head with a noun or compound
+        modifier ("the Consul cluster", "back-end cluster"), not a bare generic noun."""
+        return any(t.pos_ == "PROPN" for t in span) or any(
+            t.dep_ == "compound" and t.head.i == span.root.i for t in span)
+
+    def copular_phrases(self, verb: Token) -> Iterator[tuple[Span, str, str]]:
+        """"The root cause was X", "a contributing factor was X", "X was the trigger"."""
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        complements = [c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd")]
+        for xcomp in (c for c in verb.children if c.dep_ == "xcomp"):
+            complements += [c for c in xcomp.children if c.dep_ in ("attr", "acomp", "oprd")]
+        for subject in subjects:
+            role = self.noun_role(subject)
+            if role:
+                for complement in complements:
+                    if complement.pos_ in NOUN_POS or complement.pos_ in ("ADJ", "VERB"):
+                        yield from ((span, role, "cue") for span in self.phrases(complement))
+        for complement in complements:
+            role = self.noun_role(complement)
+            if role:
+                for subject in subjects:
+                    if self.noun_role(subject) is None:
+                        yield from ((span, role, "cue") for span in self.phrases(subject))
+
+    def noun_role(self, token: Token) -> str | None:
+        if token.norm_ in self.cause_nouns and not any(c.norm_ in ("contributing",) for c in token.children):
+            return "RootCause"
+        if token.norm_ in self.factor_nouns:
+            return "ContributingFactor"
+        return None
+
+    def effect_phrases(self, verb: Token, passive: bool) -> Iterator[tuple[Span, str, str]]:
+        targets: list[Token] = []
+        for child in verb.children:
+            if passive and child.dep_ == "nsubjpass":
+                targets.append(child)
+            elif not passive and child.dep_ in ("dobj", "obj"):
+                targets.append(child)
+            elif child.dep_ in ("prep", "prt") and child.lower_ in self.effect_preps:
+                targets += [c for c in child.children if c.dep_ in ("pobj", "pcomp")]
+        for target in targets:
+            for span in self.phrases(target):
+                if self.head_type(span.root) in ("Symptom", None) and span.root.norm_ not in self.generic_heads:
+                    yield span, "Symptom", "cue"
+
+    def argument_phrases(self, marker: Token, role: str) -> Iterator[tuple[Span, str, str]]:
+        """The object of a preposition or marker: a noun phrase, or a clause ("due to running out")."""
+        for child in marker.children:
+            if child.dep_ == "pobj":
+                yield from ((span, role, "cue") for span in self.phrases(child))
+            elif child.dep_ == "pcomp":
+                clause = self.clause_span(child)
+                if clause is not None:
+                    yield clause, role, "cue"
+
+    def marker_at(self, sentence: Span, token: Token) -> Token | None:
+        """The last word of a cause marker ("due to", "as a result of") starting at token."""
+        for marker in self.cause_markers:
+            end = token.i + len(marker)
+            if end <= sentence.end and all(sentence.doc[token.i + k].norm_ == word or
+                                           sentence.doc[token.i + k].lower_ == word for k, word in enumerate(marker)):
+                last = sentence.doc[end - 1]
+                if any(c.dep_ in ("pobj", "pcomp") for c in last.children):
+                    return last
+        return None
+
+    def failure_phrases(self, sentence: Span) -> Iterator[tuple[Span, str, str]]:
+        """"Requests failed", "the database hung", "the site went down": what failed, as a symptom."""
+        for token in sentence:
+            noun = self.symptom_verbs.get(token.norm_)
+            if noun is None or token.pos_ != "VERB" or self.is_negated(token):
+                continue
+            particles = self.symptom_particles.get(token.norm_)
+            if particles and not any(c.lower_ in particles for c in token.children):
+                continue
+            subjects = [c for c in token.children if c.dep_ == "nsubj" and c.pos_ in NOUN_POS]
+            for subject in subjects:
+                if subject.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
+                    continue
+                end = max([token.i] + [c.i for c in token.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
+                start = self.phrase_start(subject)
+                if end - start <= self.max_words + 2:
+                    span = sentence.doc[start:end]
+                    span_id = f"{subject.norm_} {noun}"
+                    yield Span(sentence.doc, start, end, label="Symptom", span_id=span_id), "Symptom", "cue"
+
+    # ------------------------------------------------------------ phrases
+
+    def noun_heads(self, sentence: Span) -> Iterator[Token]:
+        for token in sentence:
+            if token.pos_ in NOUN_POS and token.dep_ != "compound" and token.norm_ not in self.generic_heads:
+                yield token
+
+    def phrases(self, head: Token, attach: bool = True) -> list[Span]:
+        """The head's noun phrase, and one per coordinated item ("X, Y and Z")."""
+        heads = [head] + [c for c in head.conjuncts if c.i > head.i]
+        spans = []
+        for item in heads:
+            span = self.phrase(item, attach)
+            if span is not None:
+                spans.append(span)
+        return spans
+
+    def phrase(self, head: Token, attach: bool = True) -> Span | None:
+        if head.pos_ == "VERB":
+            return self.clause_span(head)
+        if head.pos_ not in NOUN_POS and head.pos_ not in ("ADJ", "NUM", "PRON"):
+            return None
+        if head.pos_ == "PRON" or head.norm_ in self.generic_heads and not self.modifiers(head):
+            return None
+        tokens = self.modifiers(head) + [head]
+        if attach:
+            for prep in (c for c in head.children if c.dep_ == "prep" and c.lower_ in ATTACHED_PREPS):
+                objects = [c for c in prep.children if c.dep_ == "pobj"]
+                if objects:
+                    tokens += [prep] + self.modifiers(objects[0]) + [objects[0]]
+                break
+        start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
+        span = self.trim(head.doc[start:end])
+        if span is None:
+            return None
+        if name_words(span.text) > self.max_words:
+            span = self.trim(head.doc[min(t.i for t in self.modifiers(head) + [head]):head.i + 1])
+        return span
+
+    def modifiers(self, head: Token) -> list[Token]:
+        found = []
+        for child in head.children:
+            if child.dep_ in MODIFIER_DEPS and child.i < head.i:
+                found += [t for t in child.subtree if t.dep_ not in ("punct",)]
+        return found
+
+    def phrase_start(self, head: Token) -> int:
+        modifiers = self.modifiers(head)
+        start = min([t.i for t in modifiers] + [head.i])
+        while start < head.i and head.doc[start].lower_ in LEADING_FILLER:
+            start += 1
+        return start
+
+    def clause_span(self, verb: Token, skip: Token | None = None) -> Span | None:
+        """A short clause as a phrase ("the certificate had expired"); None when too long."""
+        tokens = [t for t in verb.subtree if t is not skip and t.dep_ not in ("mark", "punct")
+                  and not (t.dep_ in ("advcl", "relcl", "ccomp", "conj") and t is not verb)]
+        if not tokens:
+            return None
+        start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
+        span = self.trim(verb.doc[start:end])
+        if span is None or not 2 <= name_words(span.text) <= self.max_clause_words:
+            return None
+        return span
+
+    def trim(self, span: Span) -> Span | None:
+        doc, start, end = span.doc, span.start, span.end
+        while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in LEADING_FILLER
+                               or doc[start].lower_ in self.quantifiers or doc[start].dep_ in ("cc", "prep", "mark")):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space or doc[end - 1].dep_ in ("cc", "prep")):
+            end -= 1
+        if end <= start or all(t.is_stop or t.like_num or t.is_punct for t in doc[start:end]):
+            return None
+        return doc[start:end]
+
+    @staticmethod
+    def content_words(span: Span) -> int:
+        return sum(1 for t in span if not (t.is_stop or t.is_punct or t.is_space))
+
+    @staticmethod
+    def is_negated(token: Token) -> bool:
+        return any(child.dep_ == "neg" for child in token.children)
+
+    def denied(self, span: Span) -> bool:
+        """"X was not the cause", "no data was lost": a negated verb governing the phrase."""
+        head = span.root.head
+        return span.root.dep_ in SUBJECTS | OBJECTS and self.is_negated(head)
+
+    def head_type(self, token: Token) -> str | None:
+        counts = self.heads.get(token.norm_)
+        if not counts:
+            return None
+        best = max(counts, key=counts.__getitem__)
+        return best if counts[best] * 3 >= 2 * sum(counts.values()) else None
+
+    # ------------------------------------------------------------ linking
+
+    def entity_span(self, span: Span, role: str, method: str, score: float, kind: str) -> Span:
+        name, known, broader = self.link(span, role)
+        if span.id_ and not known:
+            name = span.id_  # a failure phrase's own name ("request failure")
+        result = Span(span.doc, span.start, span.end, label=role, span_id=name)
+        result._.confidence = score
+        result._.method = "parse" if method in ("head", "section") else "cue"
+        result._.section = kind
+        result._.hedged = score <= self.confidence["hedged"]
+        result._.known = known
+        result._.broader = broader
+        return result
+
+    def link(self, span: Span, role: str) -> tuple[str, bool, str | None]:
+        """(name, known, broader): the nearest concept's name when close enough, else the phrase's
+        own normalised name under its nearest concept."""
+        own = normalised_name(span)
+        vector = phrase_vector(span)
+        concepts, matrix = self.matrix(role)
+        if vector is None or matrix.size == 0:
+            return own, False, None
+        scores = matrix @ vector
+        best = int(numpy.argmax(scores))
+        concept = concepts[best]
+        words = {t.norm_ for t in span if not (t.is_stop or t.is_punct)}
+        if scores[best] >= self.link_threshold and words & set(concept["lemmas"].split()):
+            return concept["name"], True, None
+        if scores[best] >= self.broader_threshold:
+            return own, False, concept["broader"] or concept["name"]
+        return own, False, None
+
+    def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:
+        if self._matrix is None:
+            self._matrix = {}
+            for label in {c["type"] for c in self.concepts}:
+                rows, vectors = [], []
+                for concept in (c for c in self.concepts if c["type"] == label):
+                    vector = text_vector(self.vocab, concept["text"])
+                    if vector is not None:
+                        rows.append(concept)
+                        vectors.append(vector)
+                self._matrix[label] = (rows, numpy.array(vectors) if vectors else numpy.zeros((0, 0)))
+        return self._matrix.get(role, ([], numpy.zeros((0, 0))))
+
+
+def phrase_vector(span: Span) -> numpy.ndarray | None:
+    vectors = [t.vector for t in span if t.has_vector and not (t.is_stop or t.is_punct)]
+    return unit(numpy.mean(vectors, axis=0)) if vectors else None
+
+
+def text_vector(vocab: Any, text: str) -> numpy.ndarray | None:
+    vectors = [vocab[word].vector for word in text.split() if vocab.has_vector(word)]
+    return unit(numpy.mean(vectors, axis=0)) if vectors else None
+
+
+def unit(vector: numpy.ndarray) -> numpy.ndarray | None:
+    norm = float(numpy.linalg.norm(vector))
+    return vector / norm if norm else None

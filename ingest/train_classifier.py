@@ -1,0 +1,157 @@
+"""Fit the entity classifier (ingest/components/entity_classifier.py) on the gold write-ups.
+
+`incident-graph train-classifier` runs this: the pipeline (without weights) reads the train split's
+write-ups, every candidate phrase is labelled with the type of the gold concept it matches (the
+relaxed match the evaluation uses), a multinomial logistic regression is fitted, and each type's
+threshold is chosen on the tune split, where it gives the best F1 end to end. The result is a
+small data file, ingest/models/entity_classifier.npz, that build_pipeline loads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy
+
+from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES, Candidate, EntityClassifier
+from incident_graph.ingest.components.tokens import make_doc
+from incident_graph.ingest.readers import WriteUp, read_paths
+from incident_graph.ingest.relaxed_match import Words, concept_forms, matches_concept
+from incident_graph.schema.entity_types import BY_LABEL
+
+CLASSIFIER_PIPE = "incident_entity_classifier"
+
+
+@dataclass
+class LabelledDoc:
+    case_id: str
+    candidates: list[Candidate]
+    features: numpy.ndarray
+    labels: numpy.ndarray  # class index per candidate
+    gold: dict[str, list[list[Words]]]  # type label -> concepts
+
+
+def weights_file() -> Path:
+    return Path(__file__).resolve().parent / "models" / "entity_classifier.npz"
+
+
+def gold_concepts(record: dict[str, object]) -> dict[str, list[list[Words]]]:
+    return {label: [concept_forms(c) for c in record.get(BY_LABEL[label].key, []) or []]  # type: ignore[union-attr]
+            for label in TYPES}
+
+
+def label_of(candidate: Candidate, gold: dict[str, list[list[Words]]]) -> int:
+    texts = [candidate.span.text, candidate.name or ""]
+    for k, label in enumerate(TYPES, start=1):
+        if any(matches_concept(texts, concept) for concept in gold[label]):
+            return k
+    return 0
+
+
+def labelled_docs(nlp, records: list[dict[str, object]], writeups: dict[str, WriteUp],
+                  progress: Callable[[str], None] = lambda _: None) -> list[LabelledDoc]:
+    classifier: EntityClassifier = nlp.get_pipe(CLASSIFIER_PIPE)
+    texts = [(r, writeups[str(r["id"])]) for r in records if str(r["id"]) in writeups]
+    docs = []
+    with nlp.select_pipes(disable=[CLASSIFIER_PIPE]):
+        for (record, writeup), doc in zip(texts, nlp.pipe(make_doc(nlp, w.text) for _, w in texts)):
+            candidates = classifier.candidates(doc)
+            gold = gold_concepts(record)
+            features = classifier.features(doc, candidates) if candidates else numpy.zeros((0, 1), "float32")
+            labels = numpy.array([label_of(c, gold) for c in candidates], dtype="int64")
+            docs.append(LabelledDoc(str(record["id"]), candidates, features, labels, gold))
+            progress(str(record["id"]))
+    return docs
+
+
+def fit(features: numpy.ndarray, labels: numpy.ndarray, l2: float = 3e-2, steps: int = 400,
+        rate: float = 0.05, seed: int = 0) -> dict[str, numpy.ndarray]:
+    """Multinomial logistic regression by full-batch Adam on standardised features."""
+    mean = features.mean(axis=0)
+    scale = features.std(axis=0) + 1e-3
+    x = (features - mean) / scale
+    n, d = x.shape
+    k = len(CLASSES)
+    target = numpy.eye(k, dtype="float32")[labels]
+    rng = numpy.random.default_rng(seed)
+    weights = rng.normal(0, 0.01, (d, k)).astype("float32")
+    bias = numpy.zeros(k, dtype="float32")
+    moments = [numpy.zeros_like(weights), numpy.zeros_like(weights), numpy.zeros_like(bias), numpy.zeros_like(bias)]
+    for step in range(1, steps + 1):
+        scores = x @ weights + bias
+        scores -= scores.max(axis=1, keepdims=True)
+        probabilities = numpy.exp(scores)
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        error = (probabilities - target) / n
+        grad_w = x.T @ error + l2 * weights
+        grad_b = error.sum(axis=0)
+        for i, (param, grad) in enumerate(((weights, grad_w), (bias, grad_b))):
+            m, v = moments[2 * i], moments[2 * i + 1]
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad * grad
+            param -= rate * (m / (1 - 0.9 ** step)) / (numpy.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    return {"weights": weights, "bias": bias, "mean": mean.astype("float32"), "scale": scale.astype("float32")}
+
+
+def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> dict[str, float]:
+    """Per type, the threshold with the best relaxed F1 over the docs (decided as the pipeline does)."""
+    thresholds = {}
+    grid = [round(t, 2) for t in numpy.arange(0.2, 0.71, 0.05)]
+    probabilities = [classifier.probabilities(d.features) if len(d.candidates) else None for d in docs]
+    for k, label in enumerate(TYPES, start=1):
+        best = (-1.0, 0.5)
+        for threshold in grid:
+            found = gold_total = correct = extracted = 0
+            for doc, rows in zip(docs, probabilities):
+                gold = doc.gold[label]
+                gold_total += len(gold)
+                if rows is None:
+                    continue
+                kept = [c for c, row in zip(doc.candidates, rows)
+                        if row[k] >= threshold or classifier.rule_keeps(c, label)]
+                texts = [[c.span.text, c.name or ""] for c in kept]
+                extracted += len(texts)
+                correct += sum(any(matches_concept(t, concept) for concept in gold) for t in texts)
+                found += sum(any(matches_concept(t, concept) for t in texts) for concept in gold)
+            precision = correct / extracted if extracted else 0.0
+            recall = found / gold_total if gold_total else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            if f1 > best[0]:
+                best = (f1, threshold)
+        thresholds[label] = best[1]
+    return thresholds
+
+
+def train(nlp, cases_dir: Path, gold_dir: Path, train_splits: tuple[str, ...] = ("train",),
+          tune_splits: tuple[str, ...] = ("tune-new",), out: Path | None = None,
+          progress: Callable[[str], None] = lambda _: None) -> dict[str, object]:
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(gold_dir.glob("*.json"))]
+    writeups = {w.case_id: w for w in read_paths([cases_dir]) if isinstance(w, WriteUp)}
+    train_docs = labelled_docs(nlp, [r for r in records if r.get("split") in train_splits], writeups, progress)
+    tune_docs = labelled_docs(nlp, [r for r in records if r.get("split") in tune_splits], writeups, progress)
+    features = numpy.concatenate([d.features for d in train_docs if len(d.candidates)])
+    labels = numpy.concatenate([d.labels for d in train_docs if len(d.candidates)])
+    weights = fit(features, labels)
+    classifier: EntityClassifier = nlp.get_pipe(CLASSIFIER_PIPE)
+    classifier.set_weights(weights)
+    thresholds = choose_thresholds(classifier, tune_docs or train_docs)
+    out = out or weights_file()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    numpy.savez_compressed(out, **weights, thresholds=json.dumps(thresholds))
+    return {"train_documents": len(train_docs), "tune_documents": len(tune_docs), "candidates": int(len(labels)),
+            "positives": {label: int((labels == k).sum()) for k, label in enumerate(TYPES, start=1)},
+            "thresholds": thresholds, "file": str(out)}
+
+
+def load_weights(path: Path) -> dict[str, object] | None:
+    if not path.is_file():
+        return None
+    with numpy.load(path) as data:
+        weights: dict[str, object] = {key: data[key] for key in ("weights", "bias", "mean", "scale")}
+        weights["thresholds"] = json.loads(str(data["thresholds"]))
+    return weights
