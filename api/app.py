@@ -28,8 +28,8 @@ from incident_graph import __version__
 from incident_graph.api.body_limit import BodySizeLimit
 from incident_graph.api.context import READ_ONLY, RequestContext, request_context, write_access
 from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, MAX_REQUEST_BYTES
-from incident_graph.api.reader import QuerySlots
-from incident_graph.api.schema import build_schema
+from incident_graph.api.query_slots import QuerySlots
+from incident_graph.api.graphql_schema import build_schema
 from incident_graph.config import Settings
 from incident_graph.graph.connection import open_driver
 
@@ -111,7 +111,7 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
     Pass `driver` to reuse one the caller owns (tests, embedding); otherwise the app opens its own
     and closes it on shutdown. `introspection=False` refuses `__schema`/`__type` queries (and
     drops GraphiQL, which needs them). At most `max_concurrent_reads` requests read from Neo4j
-    at once; further ones wait their turn in the app (api/reader.py QuerySlots).
+    at once; further ones wait their turn in the app (api/query_slots.py).
     """
     if token is not None and not token.strip():
         raise ValueError("an empty token would let anyone write; pass None for a read-only server")

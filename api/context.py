@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
-from incident_graph.api.loaders import Loaders, create_loaders
-from incident_graph.api.reader import GraphReader, QuerySlots
+from incident_graph.api.dataloaders import Loaders, create_loaders
+from incident_graph.api.query_slots import GraphReader, QuerySlots
 
 
 @dataclass(frozen=True)

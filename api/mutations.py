@@ -48,7 +48,7 @@ class Mutation:
         require_write_access(info)
         check_documents(documents)
         try:
-            from incident_graph.ingest.loader import ingest_records
+            from incident_graph.ingest.ingestion import ingest_records
         except ImportError:
             raise ClientError("ingestDocuments is not available: the ingest pipeline is not installed.") from None
         summary = await anyio.to_thread.run_sync(

@@ -25,12 +25,12 @@ from incident_graph.api.types import (
     ContributingFactor,
     Diagnosis,
     EntityRef,
-    EntityType,
+    EntityLabel,
     FilterSuggestion,
     GraphEdge,
     GraphNode,
     Info,
-    NodeType,
+    NodeLabel,
     Organisation,
     Path,
     RelatedCase,
@@ -120,7 +120,7 @@ async def cases_sharing_root_cause(
 
 
 async def related_cases(
-    info: Info, id: strawberry.ID, via: list[EntityType] | None = None,
+    info: Info, id: strawberry.ID, via: list[EntityLabel] | None = None,
     first: int | None = limits.DEFAULT_PAGE_SIZE,
 ) -> list[RelatedCase]:
     labels = [entity_type.value for entity_type in via] if via else list(entity_types.LABELS)
@@ -173,7 +173,7 @@ async def suggest_filters(info: Info, text: str) -> list[FilterSuggestion]:
     mentions = await anyio.to_thread.run_sync(find_filter_values, phrase)
     return [
         FilterSuggestion(
-            type=EntityType(mention.type), name=mention.name, mention=mention.mention,
+            type=EntityLabel(mention.type), name=mention.name, mention=mention.mention,
             start=mention.start, end=mention.end, confidence=mention.confidence,
         )
         for mention in mentions
@@ -210,7 +210,7 @@ async def path(
 
 
 def describe(reference: EntityRef) -> str:
-    if reference.type is NodeType.CASE:
+    if reference.type is NodeLabel.CASE:
         return f"case with id {reference.name!r}"
     return f"{entity_types.entity_type(reference.type.value).title.lower()} named {reference.name!r}"
 

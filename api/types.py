@@ -16,7 +16,7 @@ import strawberry
 
 from incident_graph.api.context import RequestContext
 from incident_graph.api.limits import DEFAULT_PAGE_SIZE, ClientError
-from incident_graph.api.loaders import EntityCasesKey
+from incident_graph.api.dataloaders import EntityCasesKey
 from incident_graph.api.pagination import Window, window
 from incident_graph.graph import queries
 from incident_graph.schema import entity_types
@@ -30,8 +30,9 @@ T = TypeVar("T")
 # ------------------------------------------------------------------ enums and inputs
 
 
-@strawberry.enum(description="The five kinds of entity a case links to.")
-class EntityType(Enum):
+# Named for their values (entity labels); GraphQL knows them as EntityType and NodeType, the contract's names.
+@strawberry.enum(name="EntityType", description="The five kinds of entity a case links to.")
+class EntityLabel(Enum):
     SYMPTOM = entity_types.SYMPTOM.label
     ROOT_CAUSE = entity_types.ROOT_CAUSE.label
     COMPONENT = entity_types.COMPONENT.label
@@ -39,8 +40,8 @@ class EntityType(Enum):
     ORGANISATION = entity_types.ORGANISATION.label
 
 
-@strawberry.enum(description="What a node of the graph is: a case, or one of the five kinds of entity.")
-class NodeType(Enum):
+@strawberry.enum(name="NodeType", description="What a node of the graph is: a case, or one of the five kinds of entity.")
+class NodeLabel(Enum):
     CASE = "Case"
     SYMPTOM = entity_types.SYMPTOM.label
     ROOT_CAUSE = entity_types.ROOT_CAUSE.label
@@ -76,7 +77,7 @@ class CaseFilter:
     description="A node of the graph: an entity by type and canonical name, or a case (type CASE, name = case id)."
 )
 class EntityRef:
-    type: NodeType
+    type: NodeLabel
     name: str
 
 
@@ -146,7 +147,7 @@ class Entity:
     known: bool = strawberry.field(
         description="True for a taxonomy concept, false for a name extracted from a write-up."
     )
-    type: EntityType
+    type: EntityLabel
 
     @strawberry.field(description="Broader concepts (of the same type) this one is grouped under.")
     async def broader(self, info: Info) -> list[Entity]:
@@ -214,7 +215,7 @@ def entity_from_map(row: dict[str, Any]) -> Any:
         aliases=list(row["aliases"] or []),
         description=row["description"] or "",
         known=row["known"] != "extracted",
-        type=EntityType(row["label"]),
+        type=EntityLabel(row["label"]),
     )
 
 
@@ -433,7 +434,7 @@ class Diagnosis:
 
 @strawberry.type(description="A filter value recognised in a search phrase.")
 class FilterSuggestion:
-    type: EntityType
+    type: EntityLabel
     name: str = strawberry.field(description="Canonical name, usable in CaseFilter.")
     mention: str = strawberry.field(description="The words of the phrase that name it.")
     start: int
@@ -444,7 +445,7 @@ class FilterSuggestion:
 @strawberry.type(description="A node for a graph view.")
 class GraphNode:
     id: strawberry.ID = strawberry.field(description="Type and name, e.g. `Case:gitlab-2017` or `Symptom:data loss`.")
-    type: NodeType
+    type: NodeLabel
     name: str = strawberry.field(description="Canonical name, or the case id for a case (as in EntityRef).")
     title: str = strawberry.field(description="What to display: the case title or the entity name.")
 
@@ -474,7 +475,7 @@ def graph_node(row: dict[str, Any]) -> GraphNode:
     """From a map with label and name (and title for cases)."""
     return GraphNode(
         id=strawberry.ID(f"{row['label']}:{row['name']}"),
-        type=NodeType(row["label"]),
+        type=NodeLabel(row["label"]),
         name=row["name"],
         title=row.get("title") or row["name"],
     )

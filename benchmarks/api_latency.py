@@ -34,7 +34,7 @@ from neo4j import Driver, RoutingControl
 
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
-from incident_graph.graph.admin import graph_status, install_schema
+from incident_graph.graph.admin import graph_status, install_constraints_and_indexes
 from incident_graph.graph.connection import connect
 from incident_graph.graph.synthetic import (
     SyntheticShape,
@@ -283,7 +283,7 @@ def main() -> int:
     settings = Settings.from_env(uri=arguments.uri, user=arguments.user, password=arguments.password)
     driver = connect(settings)
     try:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         existing = graph_status(driver, settings.uri).nodes.get("Case", 0)
         if existing and not arguments.force:
             print(f"{settings.uri} holds {existing} cases; the benchmark deletes all data when it ends. "

@@ -51,7 +51,7 @@ from api_latency import DIAGNOSE, SHARING  # the same queries the latency benchm
 
 from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
 from incident_graph.graph import server
-from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
 
 REPO = Path(__file__).resolve().parent.parent
@@ -324,7 +324,7 @@ def load_graph(driver: Driver, cases: int | None) -> str:
         what = f"synthetic graph of {cases:,} cases (graph/synthetic.py)"
     else:
         from incident_graph.ingest.corpus import bundled_corpus_dir
-        from incident_graph.ingest.loader import ingest_paths
+        from incident_graph.ingest.ingestion import ingest_paths
 
         reset_data(driver)
         summary = ingest_paths(driver, [bundled_corpus_dir()])
@@ -441,7 +441,7 @@ def main() -> int:
     try:
         driver = connect(settings)
         try:
-            install_schema(driver)
+            install_constraints_and_indexes(driver)
             loaded = "data already in the server" if arguments.no_load else load_graph(driver, arguments.cases)
             before = fingerprint(driver)
             names = names_in(driver)

@@ -10,7 +10,7 @@ from typing import Iterator
 
 from incident_graph.config import Settings
 from incident_graph.graph import server
-from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def benchmark_graph(port: int = 17688) -> Iterator[tuple[Settings, object]]:
         server.start(settings)
     driver = connect(settings)
     try:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         reset_data(driver)
         yield settings, driver
     finally:

@@ -47,7 +47,7 @@ class GraphStatus:
         }
 
 
-def install_schema(driver: Driver) -> None:
+def install_constraints_and_indexes(driver: Driver) -> None:
     """Idempotent: every statement is IF NOT EXISTS."""
     from neomodel import db
 

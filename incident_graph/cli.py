@@ -135,12 +135,12 @@ def ingest(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from incident_graph.graph.admin import install_schema
-    from incident_graph.ingest.loader import ingest_writeups, write_report
+    from incident_graph.graph.admin import install_constraints_and_indexes
+    from incident_graph.ingest.ingestion import ingest_writeups, write_report
 
     items = read_inputs(paths, include, max_bytes)
     with connected(settings_from(uri, user, password)) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    TextColumn("{task.description}"))
         with Progress(*columns, console=errors, transient=True) as bar:
@@ -244,9 +244,9 @@ def up(
     """The main job: start Neo4j, install the schema, ingest the corpus, serve the API and page."""
     from incident_graph.api.app import serve
     from incident_graph.graph import server
-    from incident_graph.graph.admin import install_schema
+    from incident_graph.graph.admin import install_constraints_and_indexes
     from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths
+    from incident_graph.ingest.ingestion import ingest_paths
 
     settings = Settings.from_env()
     if not external_neo4j:
@@ -255,7 +255,7 @@ def up(
         except server.ServerError as error:
             raise fail(str(error)) from None
     with connected(settings) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         errors.print("Ingesting the corpus...", highlight=False)
         summary = ingest_paths(driver, corpus or [bundled_corpus_dir()])
     for failure in summary.failed:
@@ -274,10 +274,10 @@ def db_init(
     uri: Optional[str] = UriOption, user: Optional[str] = UserOption, password: Optional[str] = PasswordOption
 ) -> None:
     """Install constraints and indexes (safe to run again)."""
-    from incident_graph.graph.admin import install_schema
+    from incident_graph.graph.admin import install_constraints_and_indexes
 
     with connected(settings_from(uri, user, password)) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
     console.print("Schema installed: constraints and indexes are in place.")
 
 
@@ -364,7 +364,7 @@ def export_schema(
     output: Optional[Path] = typer.Option(None, "--output", help="Where to write [default: schema/schema.graphql]."),
 ) -> None:
     """Write the GraphQL SDL of the API to schema/schema.graphql."""
-    from incident_graph.api.schema import SDL_PATH, export_sdl, sdl_is_current
+    from incident_graph.api.graphql_schema import SDL_PATH, export_sdl, sdl_is_current
 
     path = output or SDL_PATH
     if check:

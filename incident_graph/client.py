@@ -163,7 +163,7 @@ class Graph:
     """A connection to the incident graph; use `Graph.connect(...)`, then `close()` (or `with`)."""
 
     def __init__(self, driver: Driver, owns_driver: bool = True) -> None:
-        from incident_graph.api.schema import build_schema
+        from incident_graph.api.graphql_schema import build_schema
 
         self._driver = driver
         self._owns_driver = owns_driver

@@ -146,16 +146,16 @@ async def test_neo4j_down_is_said_plainly(example_graph, neo4j_settings):
 
 
 async def test_a_query_running_too_long_is_stopped_by_neo4j(driver, monkeypatch):
-    from incident_graph.api import reader
+    from incident_graph.api import query_slots
     from incident_graph.api.limits import ClientError
 
-    monkeypatch.setattr(reader, "READ_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(query_slots, "READ_TIMEOUT_S", 0.5)
     with pytest.raises(ClientError, match=r"ran longer than 0.5 s and was stopped"):
-        await reader.GraphReader(driver).rows("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n")
+        await query_slots.GraphReader(driver).rows("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n")
 
 
 async def test_requests_beyond_the_slots_wait_their_turn(example_graph, neo4j_settings, monkeypatch):
-    from incident_graph.api.reader import GraphReader
+    from incident_graph.api.query_slots import GraphReader
 
     reading: dict[int, int] = {}  # request's reader -> its queries running now
     most_at_once = 0
@@ -196,7 +196,7 @@ async def test_requests_beyond_the_slots_wait_their_turn(example_graph, neo4j_se
 
 async def test_a_query_that_waits_too_long_for_its_turn_is_told_the_server_is_busy(driver):
     from incident_graph.api.limits import ClientError
-    from incident_graph.api.reader import GraphReader, QuerySlots
+    from incident_graph.api.query_slots import GraphReader, QuerySlots
 
     slots = QuerySlots(size=1, queue_timeout_s=0.2)
     reader = GraphReader(driver, slots)

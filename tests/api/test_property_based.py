@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from incident_graph.api import limits
 from incident_graph.api.app import create_app
-from incident_graph.api.schema import SDL_PATH
+from incident_graph.api.graphql_schema import SDL_PATH
 
 EXAMPLES = int(os.environ.get("IG_PROPERTY_EXAMPLES", "2000"))
 MAX_DEPTH = 3  # object levels below a root field

@@ -204,7 +204,7 @@ def test_a_commit_that_landed_unacknowledged_is_retried_and_counted_once(empty_g
     from neo4j import Session
     from neo4j.exceptions import IncompleteCommit
 
-    from incident_graph.ingest.loader import ingest_paths
+    from incident_graph.ingest.ingestion import ingest_paths
 
     real = Session.execute_write
     dropped = []

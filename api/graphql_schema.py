@@ -14,7 +14,7 @@ from strawberry.utils.logging import StrawberryLogger
 from incident_graph.api import resolvers
 from incident_graph.api.limits import ClientError, security_extensions, shortened
 from incident_graph.api.mutations import Mutation
-from incident_graph.api.reader import ReleaseQuerySlot
+from incident_graph.api.query_slots import ReleaseQuerySlot
 from incident_graph.api.types import (
     Case,
     CaseConnection,

@@ -24,7 +24,7 @@ from incident_graph.api.limits import (
     ClientError,
     GraphUnavailableError,
 )
-from incident_graph.graph.reads import run_read
+from incident_graph.graph.read_transaction import run_read
 
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
 
