@@ -34,11 +34,10 @@ from neo4j import Driver, RoutingControl
 
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
-from incident_graph.graph.admin import graph_status, install_constraints_and_indexes
+from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
 from incident_graph.graph.synthetic import (
     SyntheticShape,
-    clear_graph,
     concept_name,
     group_name,
     write_synthetic_graph,
@@ -150,7 +149,7 @@ def workload(shape: SyntheticShape, variants: int, seed: int) -> list[Kind]:
     filters = []
     for number in range(variants):
         # Alternate a broader group (expands to its narrower concepts) and a leaf concept.
-        symptom = (group_name(SYMPTOM, number % shape.symptoms.groups) if number % 2
+        symptom = (group_name(SYMPTOM, number % shape.of(SYMPTOM).groups) if number % 2
                    else pick(rng, SYMPTOM, shape, 40))
         case_filter: dict[str, Any] = {"symptoms": [symptom], "components": [pick(rng, COMPONENT, shape, 30)]}
         if number % 3 == 0:
@@ -289,7 +288,7 @@ def main() -> int:
             print(f"{settings.uri} holds {existing} cases; the benchmark deletes all data when it ends. "
                   "Use an empty database, or --force.", file=sys.stderr)
             return 2
-        clear_graph(driver)
+        reset_data(driver)
         shape = SyntheticShape(cases=arguments.cases, seed=arguments.seed)
         started = time.monotonic()
         write_synthetic_graph(driver, shape, batch_size=arguments.batch_size, progress=lambda done, total: print(
@@ -317,7 +316,7 @@ def main() -> int:
                     output.write(table + "\n")
         finally:
             print("  resetting the database", file=sys.stderr)
-            clear_graph(driver)
+            reset_data(driver)
     finally:
         driver.close()
     return 0

@@ -315,9 +315,9 @@ def fingerprint(driver: Driver) -> Fingerprint:
 def load_graph(driver: Driver, cases: int | None) -> str:
     started = time.monotonic()
     if cases:
-        from incident_graph.graph.synthetic import SyntheticShape, clear_graph, write_synthetic_graph
+        from incident_graph.graph.synthetic import SyntheticShape, write_synthetic_graph
 
-        clear_graph(driver)
+        reset_data(driver)
         write_synthetic_graph(driver, SyntheticShape(cases=cases), progress=lambda done, total: print(
             f"\r  loading {done:,}/{total:,} synthetic cases", end="", file=sys.stderr, flush=True))
         print(file=sys.stderr)

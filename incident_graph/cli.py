@@ -174,6 +174,7 @@ def extract(
     from incident_graph.ingest.extract import Extractor, as_json
     from incident_graph.ingest.pipeline import default_pipeline
     from incident_graph.ingest.readers import ReadFailure
+    from incident_graph.schema.entity_types import BY_KEY
 
     if output_format not in ("json", "table"):
         raise fail(f"--format must be json or table, not {output_format!r}", code=2)
@@ -191,8 +192,7 @@ def extract(
     else:
         for result in results:
             rows = [{"type": key, "name": m["name"], "mention": m["mention"], "confidence": m["confidence"]}
-                    for key in ("organisations", "symptoms", "root_causes", "components", "contributing_factors")
-                    for m in result[key]]  # type: ignore[union-attr]
+                    for key in BY_KEY for m in result[key]]  # type: ignore[union-attr]
             print_table(f"{result['id']}: {result['title']}", ["type", "name", "mention", "confidence"], rows)
     if failed:
         raise typer.Exit(1)

@@ -18,7 +18,7 @@ from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
 from incident_graph.ingest import readers
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
-from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
@@ -221,17 +221,18 @@ class Extractor:
         """The front matter's organisation, with its line as evidence, unless the text named it."""
         if not writeup.organisation:
             return []
-        name = self.resolver.resolve("Organisation", writeup.organisation.strip(),
-                                     known=self.taxonomy.get("Organisation", writeup.organisation.strip()) is not None)
-        for concept in self.taxonomy.of_type("Organisation"):
+        label = ORGANISATION.label
+        name = self.resolver.resolve(label, writeup.organisation.strip(),
+                                     known=self.taxonomy.get(label, writeup.organisation.strip()) is not None)
+        for concept in self.taxonomy.of_type(label):
             if fold(writeup.organisation) in {fold(concept.name), *map(fold, concept.synonyms)}:
                 name = concept.name
-        if any(m.type == "Organisation" and m.name == name for m in found):
+        if any(m.type == label and m.name == name for m in found):
             return []
         start, end, line = organisation_evidence(writeup)
-        concept = self.taxonomy.get("Organisation", name)
+        concept = self.taxonomy.get(label, name)
         return [Mention(
-            type="Organisation", name=name, mention=writeup.organisation, sentence=line,
+            type=label, name=name, mention=writeup.organisation, sentence=line,
             start=start, end=end, confidence=1.0, method="metadata", section="front_matter",
             aliases=concept.synonyms if concept else (), description=concept.description if concept else "",
             known=concept is not None,
@@ -314,13 +315,11 @@ def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
 
 
 def as_json(case: ExtractedCase) -> dict[str, object]:
-    """The `extract --format json` contract: evaluation tools read these keys."""
+    """The `extract --format json` contract: evaluation tools read these keys (entity types in ENTITY_TYPES order)."""
     result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.source}
     for entity_type in ENTITY_TYPES:
         result[entity_type.key] = [m.as_json() for m in case.strongest_mentions_of(entity_type.label)]
     result["detection"] = list(case.detection_methods)
     result["remediations"] = list(case.remediation)
     result["lessons"] = list(case.lesson_items)
-    return {key: result[key] for key in (
-        "id", "title", "source", "organisations", "symptoms", "root_causes", "components",
-        "contributing_factors", "detection", "remediations", "lessons")}
+    return result

@@ -15,11 +15,14 @@ from datetime import date
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
+from incident_graph.schema.entity_types import ENTITY_TYPES
+
 MAX_BYTES = 1_000_000
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
 JSON_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 DEFAULT_INCLUDE = ("*.md", "*.markdown", "*.txt", "*.text", "*.json", "*.jsonl", "*.ndjson")
-SECTION_ORDER = ("Symptoms", "Root cause", "Component", "Contributing factor", "Detection", "Remediation", "Lessons")
+# The headings of a JSON record's `sections`, in the order they are composed into its text.
+SECTION_ORDER = (*(t.heading for t in ENTITY_TYPES if t.heading), "Detection", "Remediation", "Lessons")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 SURROGATE = re.compile("[\ud800-\udfff]")  # only JSON escapes can produce one; it is not valid Unicode
 
