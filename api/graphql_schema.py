@@ -13,7 +13,8 @@ from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from incident_graph.api import resolvers
-from incident_graph.api.limits import ClientError, security_extensions, shortened
+from incident_graph.api.errors import CodedParserCache, ErrorCodes, is_refusal, shortened
+from incident_graph.api.limits import document_limits
 from incident_graph.api.mutations import Mutation
 from incident_graph.api.query_slots import ReleaseQuerySlot
 from incident_graph.api.types import (
@@ -97,8 +98,7 @@ class IncidentSchema(strawberry.Schema):
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         for error in errors:
-            # A variable of the wrong type arrives wrapping graphql-core's own GraphQLError.
-            if error.original_error is None or isinstance(error.original_error, (ClientError, GraphQLError)):
+            if is_refusal(error):
                 log.info("GraphQL request refused: %s", shortened(error.message))
             else:
                 StrawberryLogger.error(error, execution_context)
@@ -107,7 +107,13 @@ class IncidentSchema(strawberry.Schema):
 def build_schema(writable: bool = False, introspection: bool = True) -> strawberry.Schema:
     """The read-only schema, or with `writable` the one that also has the mutations; without
     `introspection`, `__schema` and `__type` are refused at validation."""
-    extensions = [*security_extensions(), ReleaseQuerySlot]
+    extensions = [
+        *document_limits(),
+        # No ValidationCache: the limiters add a new rule class per request, so it would never hit.
+        lambda: CodedParserCache(maxsize=256),
+        ErrorCodes,
+        ReleaseQuerySlot,
+    ]
     if not introspection:
         extensions.append(DisableIntrospection)
     return IncidentSchema(

@@ -14,7 +14,7 @@ import strawberry
 from strawberry.types.nodes import SelectedField
 
 from incident_graph.api import limits
-from incident_graph.api.limits import ClientError
+from incident_graph.api.errors import ClientError
 from incident_graph.api.pagination import window
 from incident_graph.api.types import (
     Case,

@@ -14,7 +14,8 @@ from typing import Any, Generic, TypeVar
 import strawberry
 
 from incident_graph.api.context import RequestContext
-from incident_graph.api.limits import DEFAULT_PAGE_SIZE, ClientError
+from incident_graph.api.errors import ClientError
+from incident_graph.api.limits import DEFAULT_PAGE_SIZE
 from incident_graph.api.dataloaders import CaseRecord, EntityCasesKey
 from incident_graph.api.pagination import Window, window
 from incident_graph.schema import entity_types, models

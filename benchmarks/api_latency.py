@@ -10,8 +10,8 @@
    kind of request (cases with filters, the same with facets, casesSharingRootCause, diagnose)
    cycles through varied arguments and, for every request, measures
    - HTTP: POST /graphql through a keep-alive httpx client, end to end;
-   - driver: the exact Cypher statements (and parameters) that request ran, recorded by wrapping
-     the API's driver, replayed one after the other with `driver.execute_query`.
+   - driver: the exact Cypher statements (and parameters) that request ran, recorded by the app's
+     query trace (create_app(trace=...)), replayed one after the other with `driver.execute_query`.
    and prints p50 and p99 of both and their ratio (HTTP / driver).
 4. Stops the server and resets the database.
 """
@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import random
 import socket
 import sys
@@ -48,51 +47,14 @@ from incident_graph.schema.entity_types import COMPONENT, ORGANISATION, ROOT_CAU
 # ------------------------------------------------------------------ recording the API's Cypher
 
 
-class RecordingDriver:
-    """The API's driver, wrapped so that the Cypher (and parameters) of each request is kept."""
+class Recorder:
+    """The app's query trace (create_app(trace=...)): the Cypher and parameters of each request."""
 
-    def __init__(self, driver: Driver) -> None:
-        self._driver = driver
+    def __init__(self) -> None:
         self.statements: list[tuple[str, dict[str, Any]]] = []
 
-    def session(self, **config: Any) -> Any:
-        return RecordingSession(self._driver.session(**config), self.statements)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._driver, name)
-
-
-class RecordingSession:
-    def __init__(self, session: Any, statements: list[tuple[str, dict[str, Any]]]) -> None:
-        self._session = session
-        self._statements = statements
-
-    def __enter__(self) -> RecordingSession:
-        self._session.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._session.__exit__(*exc)
-
-    def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
-        @functools.wraps(work)  # keeps unit_of_work settings (the timeout)
-        def recorded(tx: Any, *inner_args: Any, **inner_kwargs: Any) -> Any:
-            return work(RecordingTransaction(tx, self._statements), *inner_args, **inner_kwargs)
-
-        return self._session.execute_read(recorded, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-
-class RecordingTransaction:
-    def __init__(self, tx: Any, statements: list[tuple[str, dict[str, Any]]]) -> None:
-        self._tx = tx
-        self._statements = statements
-
-    def run(self, query: str, parameters: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        self._statements.append((query, dict(parameters or {}, **kwargs)))
-        return self._tx.run(query, parameters, **kwargs)
+    def __call__(self, query: str, parameters: dict[str, Any]) -> None:
+        self.statements.append((query, dict(parameters)))
 
 
 # ------------------------------------------------------------------ the workload
@@ -192,7 +154,7 @@ def start_server(app: Any) -> tuple[uvicorn.Server, threading.Thread, str]:
     return server, thread, f"http://127.0.0.1:{port}"
 
 
-def run_http(http: httpx.Client, recorder: RecordingDriver, query: str,
+def run_http(http: httpx.Client, recorder: Recorder, query: str,
              variables: dict[str, Any]) -> tuple[float, list[tuple[str, dict[str, Any]]]]:
     recorder.statements.clear()
     started = time.perf_counter()
@@ -216,7 +178,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]
 
 
-def warm_up(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, passes: int) -> None:
+def warm_up(kinds: list[Kind], http: httpx.Client, recorder: Recorder, passes: int) -> None:
     """Run every argument set first: each distinct Cypher text is planned once (100 ms or more) and
     then served from Neo4j's plan cache, for both paths alike, so neither pays planning when measured."""
     for _ in range(passes):
@@ -225,7 +187,7 @@ def warm_up(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, pa
                 run_http(http, recorder, kind.query, variables)
 
 
-def measure(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, driver: Driver, requests: int) -> None:
+def measure(kinds: list[Kind], http: httpx.Client, recorder: Recorder, driver: Driver, requests: int) -> None:
     for kind in kinds:
         for number in range(requests):
             variables = kind.variants[number % len(kind.variants)]
@@ -298,8 +260,8 @@ def main() -> int:
         status = graph_status(driver, settings.uri)
         try:
             kinds = workload(shape, arguments.variants, arguments.seed)
-            recorder = RecordingDriver(driver)
-            app = create_app(settings, None, driver=recorder)  # type: ignore[arg-type]
+            recorder = Recorder()
+            app = create_app(settings, None, driver=driver, trace=recorder)
             server, thread, base_url = start_server(app)
             try:
                 with httpx.Client(base_url=base_url, timeout=120) as http:

@@ -1,4 +1,7 @@
-"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only."""
+"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only.
+
+Errors come out as graph/errors.py classes (GraphUnavailable, ConstraintViolated, GraphError).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
+from incident_graph.graph.errors import graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
 from incident_graph.schema.records import ExtractedCase, Mention
@@ -127,14 +131,15 @@ def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
     attempt found, so a landed-but-unacknowledged commit still counts as added or updated.
     """
     seen: list[str | None] = []
-    for attempt in range(1, COMMIT_ATTEMPTS + 1):
-        try:
-            with driver.session() as session:
-                session.execute_write(replace_case, case, seen)
-            break
-        except IncompleteCommit:
-            if attempt == COMMIT_ATTEMPTS:
-                raise
+    with graph_errors():
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            try:
+                with driver.session() as session:
+                    session.execute_write(replace_case, case, seen)
+                break
+            except IncompleteCommit:
+                if attempt == COMMIT_ATTEMPTS:
+                    raise
     return WriteOutcome(case.case_id, write_action(seen[0], case.content_hash))
 
 
@@ -146,7 +151,7 @@ def delete_case(driver: Driver, case_id: str) -> bool:
         remove_orphaned_extracted_entities(tx)
         return bool(record and record["deleted"])
 
-    with driver.session() as session:
+    with graph_errors(), driver.session() as session:
         return session.execute_write(delete)
 
 
@@ -163,15 +168,16 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         for label, rows in by_label.items():
             tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume()
 
-    with driver.session() as session:
+    with graph_errors(), driver.session() as session:
         session.execute_write(write)
 
 
 def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
     """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
-    records = driver.execute_query(
-        "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
-        "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
-        labels=list(LABELS),
-    ).records
+    with graph_errors():
+        records = driver.execute_query(
+            "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
+            "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
+            labels=list(LABELS),
+        ).records
     return [(record["label"], record["name"]) for record in records]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
@@ -28,6 +29,13 @@ app.add_typer(db_app, name="db")
 console = Console()
 errors = Console(stderr=True)
 
+
+@app.callback()
+def log_to_stderr() -> None:
+    # One format for every log line on stderr, the driver's notifications included (without a
+    # handler Python prints a bare WARNING message).
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
 UriOption = typer.Option(None, "--uri", help="Bolt URI [env NEO4J_URI, default bolt://127.0.0.1:7687].")
 UserOption = typer.Option(None, "--user", help="Neo4j user [env NEO4J_USER, default neo4j].")
 PasswordOption = typer.Option(None, "--password", help="Neo4j password [env NEO4J_PASSWORD].")
@@ -44,7 +52,8 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 @contextmanager
 def connected(settings: Settings) -> Iterator["object"]:
-    from incident_graph.graph.connection import GraphUnavailable, connect
+    from incident_graph.graph.connection import connect
+    from incident_graph.graph.errors import GraphUnavailable
 
     try:
         driver = connect(settings)

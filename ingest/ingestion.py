@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from neo4j import Driver
-from neo4j.exceptions import (ConnectionAcquisitionTimeoutError, IncompleteCommit, Neo4jError, ServiceUnavailable,
-                              SessionExpired)
 
+from incident_graph.graph.errors import GraphError, GraphUnavailable
 from incident_graph.graph.writes import existing_extracted_names, sync_taxonomy, write_case
 from incident_graph.ingest.extract import EntityResolver, Extractor
 from incident_graph.ingest.pipeline import default_pipeline
@@ -97,16 +96,14 @@ def ingest_one(driver: Driver, extractor: Extractor, writeup: WriteUp, summary: 
         return None
     try:
         outcome = write_case(driver, case)
-    except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as error:
-        reason = f"Neo4j unavailable ({type(error).__name__})"
-        message = f"not written: {reason}"
-        if isinstance(error, IncompleteCommit):
+    except GraphUnavailable as error:
+        message = f"not written: {error}"
+        if error.maybe_committed:
             message += "; the connection dropped during the commit, so it may have landed: a rerun settles it"
         summary.failed.append(FailedWriteUp(writeup.origin, message, writeup.case_id))
-        return reason
-    except Neo4jError as error:
-        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {error.code}: {error.message}",
-                                      writeup.case_id))
+        return str(error)
+    except GraphError as error:
+        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {error}", writeup.case_id))
         return None
     except Exception as error:  # a value the graph cannot take fails this write-up, not the batch
         summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {type(error).__name__}: {error}",

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from incident_graph import Graph, GraphQueryError
-from incident_graph.graph.connection import GraphUnavailable
+from incident_graph.graph.errors import GraphUnavailable
 
 from .api.example import load_example
 

@@ -4,7 +4,6 @@ served by a real uvicorn."""
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 
@@ -16,15 +15,10 @@ from incident_graph.api.app import create_app
 from incident_graph.api.page import STATIC_DIR
 from incident_graph.config import Settings
 
+from ..network import free_port
 from .conftest import client_for
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def test_healthz_when_neo4j_answers(driver, neo4j_settings):
