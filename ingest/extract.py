@@ -15,7 +15,6 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
-from incident_graph.ingest import readers
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
 from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
@@ -240,11 +239,10 @@ class Extractor:
 
 
 def organisation_evidence(writeup: WriteUp) -> tuple[int, int, str]:
-    """Offsets of the organisation's value in the front matter and its line, found by the reader's
-    own parser, so they point at exactly the value read; (0, 0, "") when the text does not hold it
-    (a JSON record's field)."""
-    field = readers.organisation_field(readers.front_matter_fields(writeup.text))
-    if field is None or field.value != writeup.organisation:
+    """Offsets of the organisation's value in the front matter and its line, as the reader located
+    it; (0, 0, "") when the text does not hold it (a JSON record's field)."""
+    field = writeup.organisation_field
+    if field is None:
         return 0, 0, ""
     return field.start, field.end, field.line
 

@@ -11,11 +11,11 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
 from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.records import first_day
 
 MAX_BYTES = 1_000_000
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
@@ -36,6 +36,9 @@ class WriteUp:
     published: str | None
     organisation: str | None
     origin: str  # where it came from, for messages: a path, path#record, or <stdin>
+    # Where the organisation stands in `text` (its front-matter field), for evidence; None when it
+    # is not in the text (a JSON record's field).
+    organisation_field: FrontMatterField | None = None
 
 
 @dataclass(frozen=True)
@@ -49,16 +52,15 @@ def slugify(value: str) -> str:
     return slug[:80] or "case"
 
 
-def parse_date(value: object, origin: str) -> str | None:
+def parse_date(value: object) -> str | None:
     if value in (None, ""):
         return None
     text = str(value).strip()
     shown = repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text):,} characters)"
     if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
         raise ValueError(f"field 'date' is {shown}; expected YYYY, YYYY-MM or YYYY-MM-DD")
-    parts = [int(p) for p in text.split("-")]
     try:
-        date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+        first_day(text)  # the graph stores it as a date (Case.published_on)
     except ValueError:
         raise ValueError(f"field 'date' is {shown}, not a calendar date") from None
     return text
@@ -130,9 +132,10 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
         title=title,
         source=fields.get("source") or origin,
         text=text,
-        published=parse_date(fields.get("date"), origin),
+        published=parse_date(fields.get("date")),
         organisation=organisation.value if organisation else None,
         origin=origin,
+        organisation_field=organisation,
     )
 
 
@@ -185,7 +188,7 @@ def writeup_from_record(record: object, origin: str) -> WriteUp:
         title=title.strip(),
         source=str(record.get("source") or origin),
         text=text_from_record(record),
-        published=parse_date(record.get("date"), origin),
+        published=parse_date(record.get("date")),
         organisation=str(organisation) if organisation else None,
         origin=origin,
     )
@@ -240,7 +243,7 @@ def records_from_json(text: str, origin: str, lines: bool) -> Iterator[WriteUp |
 # ------------------------------------------------------------------ files and folders
 
 
-def decode(raw: bytes, origin: str) -> str:
+def decode(raw: bytes) -> str:
     if b"\x00" in raw:
         raise ValueError("binary content (NUL bytes); expected UTF-8 text")
     try:
@@ -256,7 +259,7 @@ def read_bytes(raw: bytes, origin: str, suffix: str, default_id: str,
             raise ValueError(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit (--max-bytes)")
         if not raw.strip():
             raise ValueError("the file is empty")
-        text = decode(raw, origin)
+        text = decode(raw)
         if not text.strip():  # a byte-order mark and nothing else
             raise ValueError("the file is empty")
     except ValueError as error:
