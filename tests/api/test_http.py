@@ -134,3 +134,21 @@ async def test_oversized_bodies_are_refused_before_reading_them(driver, neo4j_se
 
         response = await http.post("/graphql", content=chunks(), headers={"Content-Type": "application/json"})
         assert response.status_code == 413
+
+
+async def test_the_page_gets_the_entity_types_from_the_api(driver, neo4j_settings):
+    from graphql import build_schema as parse_sdl
+
+    from incident_graph.api.graphql_schema import SDL_PATH
+
+    async with await client_for(driver, neo4j_settings) as http:
+        response = await http.get("/entity-types")
+    assert response.status_code == 200 and response.headers["x-content-type-options"] == "nosniff"
+    listed = response.json()
+    schema = parse_sdl(SDL_PATH.read_text(encoding="utf-8"))
+    assert [t["type"] for t in listed] == list(schema.type_map["EntityType"].values)  # type: ignore[union-attr]
+    filter_fields = [name for name in schema.type_map["CaseFilter"].fields  # type: ignore[union-attr]
+                     if name not in ("text", "publishedFrom", "publishedTo")]
+    assert [t["key"] for t in listed] == filter_fields
+    assert listed[1] == {"key": "rootCauses", "type": "ROOT_CAUSE", "param": "rootCause", "label": "Root cause",
+                         "plural": "Root causes"}
