@@ -1,6 +1,6 @@
 """API latency on a synthetic graph: the GraphQL API over HTTP next to the same Cypher run directly.
 
-    python benchmarks/api_latency.py --cases 100000 [--requests 200] [--uri bolt://...] [--markdown FILE]
+    python -m benchmarks.api_latency --cases 100000 [--requests 200] [--uri bolt://...] [--markdown FILE]
 
 1. Loads a synthetic graph of N cases (graph/synthetic.py) into the Neo4j given by --uri/--user/
    --password (or NEO4J_* variables). It refuses a database that already holds cases unless
@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import uvicorn
 from neo4j import Driver, RoutingControl
 
+from benchmarks.common import percentile
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
 from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
@@ -42,6 +40,7 @@ from incident_graph.graph.synthetic import (
     write_synthetic_graph,
 )
 from incident_graph.schema.entity_types import COMPONENT, ORGANISATION, ROOT_CAUSE, SYMPTOM
+from tests.network import served
 
 
 # ------------------------------------------------------------------ recording the API's Cypher
@@ -135,25 +134,6 @@ def workload(shape: SyntheticShape, variants: int, seed: int) -> list[Kind]:
 # ------------------------------------------------------------------ measuring
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(app: Any) -> tuple[uvicorn.Server, threading.Thread, str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, name="api-under-benchmark", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    return server, thread, f"http://127.0.0.1:{port}"
-
-
 def run_http(http: httpx.Client, recorder: Recorder, query: str,
              variables: dict[str, Any]) -> tuple[float, list[tuple[str, dict[str, Any]]]]:
     recorder.statements.clear()
@@ -171,11 +151,6 @@ def run_direct(driver: Driver, statements: list[tuple[str, dict[str, Any]]]) -> 
     for query, parameters in statements:
         driver.execute_query(query, parameters, routing_=RoutingControl.READ)
     return (time.perf_counter() - started) * 1000
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]
 
 
 def warm_up(kinds: list[Kind], http: httpx.Client, recorder: Recorder, passes: int) -> None:
@@ -262,14 +237,9 @@ def main() -> int:
             kinds = workload(shape, arguments.variants, arguments.seed)
             recorder = Recorder()
             app = create_app(settings, None, driver=driver, trace=recorder)
-            server, thread, base_url = start_server(app)
-            try:
-                with httpx.Client(base_url=base_url, timeout=120) as http:
-                    warm_up(kinds, http, recorder, arguments.warmup_passes)
-                    measure(kinds, http, recorder, driver, arguments.requests)
-            finally:
-                server.should_exit = True
-                thread.join(timeout=30)
+            with served(app) as base_url, httpx.Client(base_url=base_url, timeout=120) as http:
+                warm_up(kinds, http, recorder, arguments.warmup_passes)
+                measure(kinds, http, recorder, driver, arguments.requests)
             table = report(kinds, arguments.cases, load_s, sum(status.nodes.values()),
                            sum(status.relationships.values()), arguments.requests)
             print(table)

@@ -1,6 +1,6 @@
 """A bounded load test of the GraphQL API on loopback, optionally restarting Neo4j mid-run.
 
-    python benchmarks/api_load.py [--clients 50] [--seconds 60] [--cases N] [--neo4j-port 17689]
+    python -m benchmarks.api_load [--clients 50] [--seconds 60] [--cases N] [--neo4j-port 17689]
                                   [--restart-neo4j-at SECONDS [--down-seconds 10]] [--keep-server]
 
 1. Starts a throwaway managed Neo4j on --neo4j-port (127.0.0.1 only; never 7687 or 17687, the dev
@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import textwrap
@@ -47,12 +46,13 @@ from typing import Any
 import httpx
 from neo4j import Driver
 
-from api_latency import DIAGNOSE, SHARING  # the same queries the latency benchmark times
-
+from benchmarks.api_latency import DIAGNOSE, SHARING  # the same queries the latency benchmark times
+from benchmarks.common import percentile
 from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
+from tests.network import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_PORTS = {7687, 17687}  # the dev server and the test server: never stopped by this script
@@ -245,12 +245,6 @@ async def load(base_url: str, names: Names, clients: int, seconds: float, seed: 
 # ------------------------------------------------------------------ the API process and the data
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 API_PROGRAM = textwrap.dedent("""
     import sys, uvicorn
     from incident_graph.api.app import create_app
@@ -335,11 +329,6 @@ def load_graph(driver: Driver, cases: int | None) -> str:
 
 
 # ------------------------------------------------------------------ reporting
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))] if ordered else float("nan")
 
 
 def report(run: Run, clients: int, seconds: float) -> tuple[list[str], dict[str, Any]]:

@@ -1,9 +1,9 @@
-"""Shared by the benchmarks: a throwaway managed Neo4j and timing helpers."""
+"""Shared by the benchmarks: a throwaway managed Neo4j and percentiles. (Free ports and an app
+served in a thread come from tests/network.py, as for the tests.)"""
 
 from __future__ import annotations
 
 import os
-import statistics
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -40,10 +40,8 @@ def benchmark_graph(port: int = 17688) -> Iterator[tuple[Settings, object]]:
 
 
 def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile (NaN of nothing): a value that was measured, never interpolated."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def summary_ms(values: list[float]) -> str:
-    return (f"p50 {percentile(values, 0.5) * 1000:7.2f} ms  p99 {percentile(values, 0.99) * 1000:7.2f} ms  "
-            f"mean {statistics.mean(values) * 1000:7.2f} ms  n={len(values)}")
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]
