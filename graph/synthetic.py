@@ -16,15 +16,8 @@ from datetime import date, datetime, timedelta, timezone
 from neo4j import Driver
 
 from incident_graph.graph.writes import sync_taxonomy
-from incident_graph.schema.entity_types import (
-    COMPONENT,
-    CONTRIBUTING_FACTOR,
-    ENTITY_TYPES,
-    ORGANISATION,
-    ROOT_CAUSE,
-    SYMPTOM,
-    EntityType,
-)
+from incident_graph.schema import entity_types
+from incident_graph.schema.entity_types import ENTITY_TYPES, EntityType
 from incident_graph.schema.models import Case, Evidence, property_defaults, property_names
 from incident_graph.schema.taxonomy import Concept
 
@@ -47,11 +40,11 @@ class EntityShape:
 
 # Per entity type: how many concepts, groups and links per case (several types are skewed alike).
 DEFAULT_ENTITY_SHAPES: dict[str, EntityShape] = {
-    SYMPTOM.key: EntityShape(150, 12, (1, 3)),
-    ROOT_CAUSE.key: EntityShape(120, 10, (1, 2)),
-    COMPONENT.key: EntityShape(250, 15, (1, 4)),
-    CONTRIBUTING_FACTOR.key: EntityShape(60, 6, (0, 2)),
-    ORGANISATION.key: EntityShape(500, 0, (1, 1)),
+    entity_types.SYMPTOM.key: EntityShape(150, 12, (1, 3)),
+    entity_types.ROOT_CAUSE.key: EntityShape(120, 10, (1, 2)),
+    entity_types.COMPONENT.key: EntityShape(250, 15, (1, 4)),
+    entity_types.CONTRIBUTING_FACTOR.key: EntityShape(60, 6, (0, 2)),
+    entity_types.ORGANISATION.key: EntityShape(500, 0, (1, 1)),
 }
 
 

@@ -279,9 +279,7 @@ def up(
     from incident_graph.ingest.corpus import bundled_corpus_dir
     from incident_graph.ingest.ingestion import ingest_paths
 
-    settings = settings_from(uri, user, password)
-    if token is not None and not token.strip():
-        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    settings = api_settings(uri, user, password, token)
     if not external_neo4j:
         try:
             server.start(settings, progress=lambda message: errors.print(message, highlight=False))
@@ -358,6 +356,14 @@ def db_reset(
 # ------------------------------------------------------------------ api
 
 
+def api_settings(uri: str | None, user: str | None, password: str | None, token: str | None) -> Settings:
+    """The settings of a command that serves the API (serve, up); an empty token is refused, not
+    taken for none."""
+    if token is not None and not token.strip():
+        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    return settings_from(uri, user, password)
+
+
 @app.command("serve")
 def serve(
     host: str = HostOption,
@@ -373,9 +379,7 @@ def serve(
     from incident_graph.api.app import serve as serve_api
     from incident_graph.graph.connection import server_answers
 
-    settings = settings_from(uri, user, password)
-    if token is not None and not token.strip():
-        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    settings = api_settings(uri, user, password, token)
     if not server_answers(settings):
         # Serve anyway: /healthz reports 503 until Neo4j answers, and queries work once it does.
         errors.print(f"warning: no Neo4j answers at {settings.uri} yet; /healthz will say so.", highlight=False)
