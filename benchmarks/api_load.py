@@ -52,6 +52,7 @@ from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
+from incident_graph.schema.entity_types import COMPONENT, ORGANISATION, ROOT_CAUSE, SYMPTOM, EntityType
 from tests.network import free_port
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,17 +102,17 @@ class Names:
 
 
 def names_in(driver: Driver) -> Names:
-    def top(label: str, relationship: str, limit: int = 40) -> list[str]:
+    def top(entity_type: EntityType, limit: int = 40) -> list[str]:
+        # Label and relationship type from the closed set; the limit is a parameter.
         records = driver.execute_query(
-            f"MATCH (e:{label})<-[:{relationship}]-(:Case) WITH e, count(*) AS n "
+            f"MATCH (e:{entity_type.label})<-[:{entity_type.relationship}]-(:Case) WITH e, count(*) AS n "
             "RETURN e.name AS name ORDER BY n DESC, name LIMIT $limit", limit=limit).records
         return [record["name"] for record in records]
 
     case_ids = [record["id"] for record in driver.execute_query(
         "MATCH (c:Case) RETURN c.case_id AS id ORDER BY id LIMIT 500").records]
-    return Names(case_ids=case_ids, symptoms=top("Symptom", "HAS_SYMPTOM"),
-                 root_causes=top("RootCause", "HAS_ROOT_CAUSE"), components=top("Component", "INVOLVES_COMPONENT"),
-                 organisations=top("Organisation", "INVOLVES_ORGANISATION"))
+    return Names(case_ids=case_ids, symptoms=top(SYMPTOM), root_causes=top(ROOT_CAUSE), components=top(COMPONENT),
+                 organisations=top(ORGANISATION))
 
 
 def make_request(kind: str, names: Names, rng: random.Random) -> tuple[str, dict[str, Any]]:
