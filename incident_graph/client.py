@@ -120,7 +120,9 @@ class Graph:
 
     def __init__(self, driver: Driver, owns_driver: bool = True) -> None:
         from incident_graph.api.graphql_schema import build_schema
+        from incident_graph.graph.connection import bind_neomodel
 
+        bind_neomodel(driver)  # neomodel's objects (case_node) over this same driver
         self.driver = driver  # for Cypher of your own, with every value a parameter
         self._owns_driver = owns_driver
         self._schema = build_schema(writable=False)

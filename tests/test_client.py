@@ -51,6 +51,16 @@ def test_case(graph):
     assert graph.case("no-such-case") is None
 
 
+def test_case_node_walks_the_same_graph_as_neomodel_objects(graph):
+    case = graph.case_node("gpu-sdc-bytedance")
+    assert case.title == "Defective GPUs silently corrupt LLM training"
+    [cause] = case.root_causes.all()
+    assert cause.name == "silent data corruption"
+    evidence = case.root_causes.relationship(cause)
+    assert case.text[evidence.start:evidence.end] == evidence.mention
+    assert graph.case_node("no-such-case") is None
+
+
 def test_diagnose(graph):
     diagnoses = graph.diagnose(["loss spike", "crash loop"])
     assert [(d["rootCause"]["name"], round(d["score"], 4)) for d in diagnoses] == [
