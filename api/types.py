@@ -2,6 +2,8 @@
 
 Objects carry only what identifies them (a case id, an entity's node id and fields); anything
 nested is fetched through the request's DataLoaders, so a response costs one query per level.
+The classes are written out, not generated from schema/entity_types.py: the SDL is a contract
+(tests/schema/test_entity_types.py checks them against the entity types).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any, Generic, TypeVar
 import strawberry
 
 from incident_graph.api.context import RequestContext
+from incident_graph.api.dataloaders import CaseRecord, EntityCasesKey
 from incident_graph.api.errors import ClientError
 from incident_graph.api.limits import DEFAULT_PAGE_SIZE
-from incident_graph.api.dataloaders import CaseRecord, EntityCasesKey
 from incident_graph.api.pagination import Window, window
 from incident_graph.schema import entity_types, models
 from incident_graph.schema.models import property_defaults
