@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 from neo4j import Driver, RoutingControl
 
-from benchmarks.common import percentile
+from benchmarks.common import FACETS, percentile
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
 from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
@@ -64,15 +64,14 @@ query($filter: CaseFilter) {
   cases(filter: $filter, first: 20) { totalCount edges { node { id title publishedOn } } }
 }"""
 
-CASES_WITH_FACETS = """
-query($filter: CaseFilter) {
-  cases(filter: $filter, first: 20) {
+CASES_WITH_FACETS = f"""
+query($filter: CaseFilter, $first: Int = 20) {{
+  cases(filter: $filter, first: $first) {{
     totalCount
-    edges { node { id title publishedOn } }
-    facets { symptoms { name count } rootCauses { name count } components { name count }
-             contributingFactors { name count } organisations { name count } }
-  }
-}"""
+    edges {{ node {{ id title publishedOn }} }}
+    {FACETS}
+  }}
+}}"""
 
 SHARING = """
 query($symptom: String!) {

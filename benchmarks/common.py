@@ -12,8 +12,12 @@ from incident_graph.config import Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
+from incident_graph.schema.entity_types import ENTITY_TYPES
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The facets of a CaseConnection, every entity type, for the GraphQL documents of the benchmarks.
+FACETS = "facets { " + " ".join(f"{t.graphql_field} {{ name count }}" for t in ENTITY_TYPES) + " }"
 
 
 @contextmanager
