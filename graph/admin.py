@@ -1,4 +1,4 @@
-"""Schema and housekeeping: constraints, indexes, status and reset."""
+"""Housekeeping of the database: constraints and indexes (from the model), status and reset."""
 
 from __future__ import annotations
 
