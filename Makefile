@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install schema-sdl clean browser vendor
+.PHONY: run test install schema-sdl clean browser vendor docs
 
 # The trained spaCy pipeline (en_core_web_md, see ingest/models/trained-pipeline.txt) installs
 # with its hash checked; without it the extractor falls back to blank English with a warning.
@@ -26,6 +26,10 @@ run: $(STAMP) vendor
 
 test: $(STAMP) vendor browser
 	$(BIN)/python -m pytest
+
+# The README's table of commands, from their --help (tests/test_readme.py fails when it is stale).
+docs: $(STAMP)
+	$(BIN)/cog -r README.md
 
 # The browser libraries of the page (cytoscape) and of GraphiQL at /graphql (react, react-dom,
 # graphiql), from the npm registry (package-lock.json pins them), bundled into the package so both

@@ -28,10 +28,11 @@ from incident_graph import __version__
 from incident_graph.api.body_limit import BodySizeLimit
 from incident_graph.api.context import READ_ONLY, RequestContext, request_context, write_access
 from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, MAX_REQUEST_BYTES
-from incident_graph.api.reader import QuerySlots
-from incident_graph.api.schema import build_schema
+from incident_graph.api.query_slots import QuerySlots
+from incident_graph.api.graphql_schema import build_schema
 from incident_graph.config import Settings
 from incident_graph.graph.connection import open_driver
+from incident_graph.graph.read_transaction import QueryTrace
 
 log = logging.getLogger(__name__)
 HEALTH_TIMEOUT_S = 5.0
@@ -41,13 +42,14 @@ class IncidentGraphQL(GraphQL):
     """The strawberry ASGI view with a per-request context (fresh DataLoaders, write access)."""
 
     def __init__(self, driver: Driver, token: str | None, introspection: bool = True,
-                 slots: QuerySlots | None = None) -> None:
+                 slots: QuerySlots | None = None, trace: QueryTrace | None = None) -> None:
         # GraphiQL needs introspection, so it is served only when introspection is allowed.
         super().__init__(build_schema(writable=token is not None, introspection=introspection),
                          graphql_ide="graphiql" if introspection else None)
         self.driver = driver
         self.token = token
         self.slots = slots or QuerySlots()
+        self.trace = trace
 
     async def render_graphql_ide(self, request: Request) -> Response:
         # Our GraphiQL page over vendored files: strawberry's loads React and GraphiQL from unpkg.com,
@@ -69,9 +71,8 @@ class IncidentGraphQL(GraphQL):
         return parsed
 
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> RequestContext:
-        if self.token is None:
-            return request_context(self.driver, READ_ONLY, self.slots)
-        return request_context(self.driver, write_access(request.headers.get("authorization"), self.token), self.slots)
+        writes = READ_ONLY if self.token is None else write_access(request.headers.get("authorization"), self.token)
+        return request_context(self.driver, writes, self.slots, self.trace)
 
 
 async def neo4j_reachable(driver: Driver, limiter: anyio.CapacityLimiter | None = None) -> bool:
@@ -105,13 +106,15 @@ def health_endpoint(driver: Driver, writable: bool) -> Any:
 
 
 def create_app(settings: Settings, token: str | None = None, *, driver: Driver | None = None,
-               introspection: bool = True, max_concurrent_reads: int = DEFAULT_CONCURRENT_READS) -> Starlette:
+               introspection: bool = True, max_concurrent_reads: int = DEFAULT_CONCURRENT_READS,
+               trace: QueryTrace | None = None) -> Starlette:
     """The API for the Neo4j in `settings`; mutations exist only when `token` is given.
 
     Pass `driver` to reuse one the caller owns (tests, embedding); otherwise the app opens its own
     and closes it on shutdown. `introspection=False` refuses `__schema`/`__type` queries (and
     drops GraphiQL, which needs them). At most `max_concurrent_reads` requests read from Neo4j
-    at once; further ones wait their turn in the app (api/reader.py QuerySlots).
+    at once; further ones wait their turn in the app (api/query_slots.py). `trace` sees every read
+    query the app runs, with its parameters (graph/read_transaction.py).
     """
     if token is not None and not token.strip():
         raise ValueError("an empty token would let anyone write; pass None for a read-only server")
@@ -126,7 +129,7 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
             if owns_driver:
                 app_driver.close()
 
-    graphql = IncidentGraphQL(app_driver, token, introspection, QuerySlots(max_concurrent_reads))
+    graphql = IncidentGraphQL(app_driver, token, introspection, QuerySlots(max_concurrent_reads), trace)
     from incident_graph.api.page import page_routes  # the Incident Library page at / and /static
 
     app = Starlette(

@@ -7,17 +7,21 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
-from incident_graph.api.loaders import Loaders, create_loaders
-from incident_graph.api.reader import GraphReader, QuerySlots
+from incident_graph.api.dataloaders import Loaders, create_loaders
+from incident_graph.api.errors import FORBIDDEN, UNAUTHENTICATED
+from incident_graph.api.query_slots import GraphReader, QuerySlots
+from incident_graph.graph.read_transaction import QueryTrace
 
 
 @dataclass(frozen=True)
 class WriteAccess:
     allowed: bool
     refusal: str = ""  # why not, in words for the client
+    code: str = UNAUTHENTICATED  # whose fault (api/errors.py)
 
 
-READ_ONLY = WriteAccess(False, "This server is read-only.")
+READ_ONLY = WriteAccess(False, "This server is read-only.", FORBIDDEN)
+NO_BEARER_TOKEN = WriteAccess(False, "Mutations need an `Authorization: Bearer <token>` header.")
 
 
 def write_access(authorization: str | None, token: str | None) -> WriteAccess:
@@ -25,10 +29,10 @@ def write_access(authorization: str | None, token: str | None) -> WriteAccess:
     if token is None:
         return READ_ONLY
     if not authorization:
-        return WriteAccess(False, "Mutations need an `Authorization: Bearer <token>` header.")
+        return NO_BEARER_TOKEN
     scheme, _, presented = authorization.partition(" ")
     if scheme.lower() != "bearer" or not presented.strip():
-        return WriteAccess(False, "Mutations need an `Authorization: Bearer <token>` header.")
+        return NO_BEARER_TOKEN
     # Constant-time comparison: the token must not leak through response timing.
     if not hmac.compare_digest(presented.strip().encode(), token.encode()):
         return WriteAccess(False, "The bearer token is not the one this server was started with.")
@@ -43,6 +47,7 @@ class RequestContext:
     writes: WriteAccess
 
 
-def request_context(driver: Driver, writes: WriteAccess = READ_ONLY, slots: QuerySlots | None = None) -> RequestContext:
-    reader = GraphReader(driver, slots)
+def request_context(driver: Driver, writes: WriteAccess = READ_ONLY, slots: QuerySlots | None = None,
+                    trace: QueryTrace | None = None) -> RequestContext:
+    reader = GraphReader(driver, slots, trace)
     return RequestContext(driver=driver, reader=reader, loaders=create_loaders(reader), writes=writes)

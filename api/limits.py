@@ -1,25 +1,18 @@
-"""What one request may ask for, and how a refusal reads.
+"""What one request may ask for: the numbers, and the checks of arguments against them.
 
 Document-level limits (depth, aliases, tokens) are strawberry extensions that run before any
 resolver; argument-level limits (page size, hops, list lengths) are checked by the resolvers with
-the helpers below. Every refusal is a GraphQL error whose message says which limit and by how
-much. Anything unexpected is masked: the client sees a fixed sentence, the log gets the details.
+the helpers below. Every refusal is a ClientError (api/errors.py) whose message says which limit
+and by how much.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from graphql import GraphQLError
-from strawberry.extensions import (
-    MaskErrors,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    ParserCache,
-    QueryDepthLimiter,
-    SchemaExtension,
-)
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter, SchemaExtension
 
+from incident_graph.api.errors import ClientError
 from incident_graph.config import DEFAULT_CONCURRENT_READS  # noqa: F401  (one of the API's limits)
 from incident_graph.graph.queries import MAX_PATH_HOPS
 
@@ -41,17 +34,6 @@ MAX_DOCUMENT_CHARS = 1_000_000
 MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
 READ_TIMEOUT_S = 30.0  # per Cypher query, enforced by Neo4j
 QUERY_QUEUE_TIMEOUT_S = 60.0  # how long a query may wait for its turn before "the server is busy"
-
-MASKED_MESSAGE = "Internal error while answering this query; the server log has the details."
-
-
-class ClientError(Exception):
-    """A request the API refuses on purpose; its message is written for the client and shown as is."""
-
-
-class GraphUnavailableError(ClientError):
-    def __init__(self) -> None:
-        super().__init__("The graph database is not reachable right now; try again shortly.")
 
 
 def page_size(first: int | None, argument: str = "first", maximum: int = MAX_PAGE_SIZE,
@@ -87,46 +69,10 @@ def search_text(text: str, argument: str = "text") -> str:
     return text
 
 
-def should_mask_error(error: GraphQLError) -> bool:
-    """Mask only unexpected exceptions raised while resolving a field.
-
-    Syntax, validation and limit errors carry no original exception; ClientError is ours and
-    written for the client; a GraphQLError inside is graphql-core refusing a variable or argument.
-    """
-    original = error.original_error
-    if original is None or isinstance(original, (ClientError, GraphQLError)):
-        return False
-    return error.path is not None
-
-
-MAX_MESSAGE_CHARS = 300  # an error quoting a 100 kB argument back says so in a few lines
-
-
-def shortened(message: str) -> str:
-    """The start and end of an over-long message, with how much was left out."""
-    if len(message) <= MAX_MESSAGE_CHARS:
-        return message
-    return f"{message[:200]} [... {len(message) - 260:,} characters left out ...] {message[-60:]}"
-
-
-class ShortenErrorMessages(SchemaExtension):
-    """graphql-core quotes a bad literal argument whole; a huge one must not be echoed (or logged) whole."""
-
-    def on_operation(self) -> Iterator[None]:
-        yield
-        result = self.execution_context.result
-        for error in getattr(result, "errors", None) or ():
-            error.message = shortened(error.message)
-
-
-def security_extensions() -> list[Callable[[], SchemaExtension] | type[SchemaExtension]]:
+def document_limits() -> list[Callable[[], SchemaExtension]]:
     """Factories, so every request gets fresh extension instances."""
     return [
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
         lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
-        # No ValidationCache: the limiters add a new rule class per request, so it would never hit.
-        lambda: ParserCache(maxsize=256),
-        lambda: MaskErrors(should_mask_error=should_mask_error, error_message=MASKED_MESSAGE),
-        ShortenErrorMessages,
     ]

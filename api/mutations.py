@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import anyio.to_thread
 import strawberry
 
 from incident_graph.api import limits
-from incident_graph.api.limits import ClientError
+from incident_graph.api.errors import GRAPH_UNAVAILABLE, GRAPH_UNAVAILABLE_MESSAGE, ClientError
 from incident_graph.api.types import DocumentInput, IngestFailure, IngestResult, Info
+from incident_graph.graph.errors import GraphUnavailable
 from incident_graph.graph.writes import delete_case
+
+T = TypeVar("T")
 
 
 def require_write_access(info: Info) -> None:
     if not info.context.writes.allowed:
-        raise ClientError(info.context.writes.refusal)
+        raise ClientError(info.context.writes.refusal, info.context.writes.code)
+
+
+async def writing(write: Callable[..., T], *arguments: Any) -> T:
+    """Run a write in a worker thread; an unreachable Neo4j is said plainly, as for reads."""
+    try:
+        return await anyio.to_thread.run_sync(write, *arguments)
+    except GraphUnavailable as error:
+        raise ClientError(GRAPH_UNAVAILABLE_MESSAGE, GRAPH_UNAVAILABLE) from error
 
 
 def check_documents(documents: list[DocumentInput]) -> None:
@@ -48,12 +62,10 @@ class Mutation:
         require_write_access(info)
         check_documents(documents)
         try:
-            from incident_graph.ingest.loader import ingest_records
+            from incident_graph.ingest.ingestion import ingest_records
         except ImportError:
             raise ClientError("ingestDocuments is not available: the ingest pipeline is not installed.") from None
-        summary = await anyio.to_thread.run_sync(
-            ingest_records, info.context.driver, [record_from(document) for document in documents]
-        )
+        summary = await writing(ingest_records, info.context.driver, [record_from(document) for document in documents])
         return IngestResult(
             added=[strawberry.ID(case_id) for case_id in summary.added],
             updated=[strawberry.ID(case_id) for case_id in summary.updated],
@@ -64,4 +76,4 @@ class Mutation:
     @strawberry.mutation(description="Delete a case and its links; true when it existed.")
     async def delete_case(self, info: Info, id: strawberry.ID) -> bool:
         require_write_access(info)
-        return await anyio.to_thread.run_sync(delete_case, info.context.driver, str(id))
+        return await writing(delete_case, info.context.driver, str(id))

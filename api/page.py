@@ -1,6 +1,7 @@
-"""The Incident Library page: `/` serves api/static/index.html, `/static/...` its scripts and styles.
+"""The Incident Library page: `/` serves api/static/index.html, `/static/...` its scripts (ES modules:
+app.js and library/*.js) and styles, `/entity-types` the entity types it shows.
 
-The page reads everything through /graphql; nothing here touches the graph. The HTML goes out with a
+The page reads everything through /graphql and /entity-types; nothing here touches the graph. The HTML goes out with a
 strict Content-Security-Policy: scripts only from this origin (no inline script, no eval), so a
 stored write-up that contains markup can never run as code even if it reached the DOM as HTML.
 The graph library (api/static/vendor/cytoscape.min.js) is copied from the npm package at build time
@@ -15,10 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
+
+from incident_graph.api.types import EntityLabel
+from incident_graph.schema import entity_types
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX_HTML = STATIC_DIR / "index.html"
@@ -73,6 +77,21 @@ async def index(request: Request) -> Response:
     return FileResponse(INDEX_HTML, media_type="text/html; charset=utf-8", headers=headers)
 
 
+def page_entity_types() -> list[dict[str, str]]:
+    """The entity types as the page names them, in the order of the GraphQL enum EntityType: the
+    CaseFilter field, the enum value, the URL parameter, and the words people read."""
+    listed = [entity_types.entity_type(member.value) for member in EntityLabel]
+    return [
+        {"key": t.graphql_field, "type": t.graphql_enum, "param": t.label[0].lower() + t.label[1:],
+         "label": t.title, "plural": t.plural}
+        for t in listed
+    ]
+
+
+async def entity_types_list(request: Request) -> Response:
+    return JSONResponse(page_entity_types(), headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
+
+
 def graphiql_page() -> Response:
     """GraphiQL for /graphql from this server's own files (strawberry's template loads it from unpkg.com)."""
     if not GRAPHIQL_HTML.is_file():
@@ -99,5 +118,6 @@ def page_routes() -> list[BaseRoute]:
     """The routes to add to the app: the page at `/` and its files under `/static`."""
     return [
         Route("/", index, methods=["GET", "HEAD"], name="page"),
+        Route("/entity-types", entity_types_list, methods=["GET"], name="entity-types"),
         Mount("/static", app=HardenedStaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
     ]

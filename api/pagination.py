@@ -11,7 +11,8 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from incident_graph.api.limits import ClientError, page_size
+from incident_graph.api.errors import ClientError
+from incident_graph.api.limits import page_size
 
 CURSOR_PREFIX = "position:"
 # No result list is this long; a forged cursor beyond it would overflow Neo4j's SKIP (32-bit here).

@@ -6,53 +6,44 @@ the types resolve them through the request's DataLoaders.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 import anyio.to_thread
 import strawberry
-from strawberry.utils.str_converters import to_camel_case
+from strawberry.types.nodes import SelectedField
 
 from incident_graph.api import limits
-from incident_graph.api.limits import ClientError
+from incident_graph.api.errors import ClientError
 from incident_graph.api.pagination import window
 from incident_graph.api.types import (
     Case,
     CaseConnection,
     CaseFilter,
     CaseSharingRootCause,
-    Component,
     Connection,
-    ContributingFactor,
     Diagnosis,
+    EntityLabel,
     EntityRef,
-    EntityType,
+    Facets,
     FilterSuggestion,
     GraphEdge,
     GraphNode,
     Info,
-    NodeType,
-    Organisation,
+    NodeLabel,
     Path,
     RelatedCase,
-    RootCause,
     SharedRootCause,
     Subgraph,
-    Symptom,
     cases_from_ids,
     edges_and_page_info,
     entity_from_map,
+    facets_from,
     graph_node,
 )
 from incident_graph.graph import queries
 from incident_graph.schema import entity_types
 
-FILTER_LISTS = (
-    ("symptoms", entity_types.SYMPTOM),
-    ("root_causes", entity_types.ROOT_CAUSE),
-    ("components", entity_types.COMPONENT),
-    ("contributing_factors", entity_types.CONTRIBUTING_FACTOR),
-    ("organisations", entity_types.ORGANISATION),
-)
 TYPE_ORDER = {entity_type.label: index for index, entity_type in enumerate(entity_types.ENTITY_TYPES)}
 
 
@@ -60,11 +51,11 @@ def criteria_from(case_filter: CaseFilter | None) -> queries.CaseCriteria:
     if case_filter is None:
         return queries.CaseCriteria()
     names = []
-    for field_name, entity_type in FILTER_LISTS:
-        values = getattr(case_filter, field_name)
+    for entity_type in entity_types.ENTITY_TYPES:
+        values = getattr(case_filter, entity_type.key)
         if values is not None:
             # An empty list names nothing, so it matches nothing, as "any of []" should.
-            argument = f"filter.{to_camel_case(field_name)}"
+            argument = f"filter.{entity_type.graphql_field}"
             names.append((entity_type.label, limits.value_list(values, argument)))
     if (
         case_filter.published_from and case_filter.published_to
@@ -87,12 +78,49 @@ async def case(info: Info, id: strawberry.ID) -> Case | None:
     return Case(id=id) if record is not None else None
 
 
+def selected_names(info: Info) -> set[str]:
+    """The GraphQL names of the fields selected on this field's result, fragments included."""
+    names: set[str] = set()
+    pending: list[Any] = [selection for field in info.selected_fields for selection in field.selections]
+    while pending:
+        selection = pending.pop()
+        if isinstance(selection, SelectedField):
+            names.add(selection.name)
+        else:  # a fragment spread or an inline fragment
+            pending += selection.selections
+    return names
+
+
 async def cases(
     info: Info, filter: CaseFilter | None = None, first: int | None = limits.DEFAULT_PAGE_SIZE,
     after: str | None = None,
 ) -> CaseConnection:
-    # Count, page and facets run lazily, each only if the query selects it.
-    return CaseConnection(criteria=criteria_from(filter), page=window(first, after))
+    criteria, page = criteria_from(filter), window(first, after)
+    reader, parameters = info.context.reader, criteria.parameters()
+    wanted = selected_names(info)
+
+    # Count, page and facets each cost a query: each runs only when the query selects it.
+    async def total_count() -> int:
+        if "totalCount" not in wanted:
+            return 0
+        row = await reader.single(queries.cases_count(criteria), **parameters)
+        return row["total"] if row else 0
+
+    async def page_ids() -> list[str]:
+        if not wanted & {"edges", "pageInfo"}:
+            return []
+        # One extra row says whether there is a next page.
+        rows = await reader.rows(queries.cases_page(criteria), **parameters, skip=page.skip, limit=page.limit + 1)
+        return [row["case_id"] for row in rows]
+
+    async def facets() -> Facets:
+        rows = await reader.rows(queries.case_facets(criteria), **parameters) if "facets" in wanted else []
+        return facets_from(rows)
+
+    total, case_ids, facet_values = await asyncio.gather(total_count(), page_ids(), facets())
+    edges, page_info = edges_and_page_info(cases_from_ids(case_ids[: page.limit]), page,
+                                           has_next=len(case_ids) > page.limit)
+    return CaseConnection(total_count=total, edges=edges, page_info=page_info, facets=facet_values)
 
 
 async def cases_sharing_root_cause(
@@ -120,7 +148,7 @@ async def cases_sharing_root_cause(
 
 
 async def related_cases(
-    info: Info, id: strawberry.ID, via: list[EntityType] | None = None,
+    info: Info, id: strawberry.ID, via: list[EntityLabel] | None = None,
     first: int | None = limits.DEFAULT_PAGE_SIZE,
 ) -> list[RelatedCase]:
     labels = [entity_type.value for entity_type in via] if via else list(entity_types.LABELS)
@@ -173,7 +201,7 @@ async def suggest_filters(info: Info, text: str) -> list[FilterSuggestion]:
     mentions = await anyio.to_thread.run_sync(find_filter_values, phrase)
     return [
         FilterSuggestion(
-            type=EntityType(mention.type), name=mention.name, mention=mention.mention,
+            type=EntityLabel(mention.type), name=mention.name, mention=mention.mention,
             start=mention.start, end=mention.end, confidence=mention.confidence,
         )
         for mention in mentions
@@ -210,7 +238,7 @@ async def path(
 
 
 def describe(reference: EntityRef) -> str:
-    if reference.type is NodeType.CASE:
+    if reference.type is NodeLabel.CASE:
         return f"case with id {reference.name!r}"
     return f"{entity_types.entity_type(reference.type.value).title.lower()} named {reference.name!r}"
 
@@ -260,7 +288,8 @@ async def subgraph(
 
 
 def entity_lookup(entity_type: entity_types.EntityType) -> Any:
-    """The resolver of one root lookup field (symptoms, rootCauses, ...)."""
+    """The resolver of one root lookup field (symptoms, rootCauses, ...); its GraphQL type is given
+    where the field is declared (graphql_schema.py)."""
 
     async def lookup(
         info: Info, search: str | None = None, first: int | None = limits.DEFAULT_PAGE_SIZE,
@@ -278,17 +307,3 @@ def entity_lookup(entity_type: entity_types.EntityType) -> Any:
         return Connection(total_count=row["total"] if row else 0, edges=edges, page_info=page_info)
 
     return lookup
-
-
-def typed_lookup(entity_type: entity_types.EntityType, node: type) -> Any:
-    """Give the generic lookup its concrete return type, which strawberry reads from annotations."""
-    lookup = entity_lookup(entity_type)
-    lookup.__annotations__ = {**lookup.__annotations__, "return": Connection[node]}  # type: ignore[valid-type]
-    return lookup
-
-
-symptoms = typed_lookup(entity_types.SYMPTOM, Symptom)
-root_causes = typed_lookup(entity_types.ROOT_CAUSE, RootCause)
-components = typed_lookup(entity_types.COMPONENT, Component)
-contributing_factors = typed_lookup(entity_types.CONTRIBUTING_FACTOR, ContributingFactor)
-organisations = typed_lookup(entity_types.ORGANISATION, Organisation)

@@ -2,36 +2,38 @@
 
 Objects carry only what identifies them (a case id, an entity's node id and fields); anything
 nested is fetched through the request's DataLoaders, so a response costs one query per level.
+The classes are written out, not generated from schema/entity_types.py: the SDL is a contract
+(tests/schema/test_entity_types.py checks them against the entity types).
 """
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import datetime as dt
-from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import strawberry
 
 from incident_graph.api.context import RequestContext
-from incident_graph.api.limits import DEFAULT_PAGE_SIZE, ClientError
-from incident_graph.api.loaders import EntityCasesKey
+from incident_graph.api.dataloaders import CaseRecord, EntityCasesKey
+from incident_graph.api.errors import ClientError
+from incident_graph.api.limits import DEFAULT_PAGE_SIZE
 from incident_graph.api.pagination import Window, window
-from incident_graph.graph import queries
-from incident_graph.schema import entity_types
+from incident_graph.schema import entity_types, models
+from incident_graph.schema.models import property_defaults
 
 Info = strawberry.Info[RequestContext, None]
 NodeT = TypeVar("NodeT")
 EntityT = TypeVar("EntityT")
-T = TypeVar("T")
 
 
 # ------------------------------------------------------------------ enums and inputs
 
 
-@strawberry.enum(description="The five kinds of entity a case links to.")
-class EntityType(Enum):
+# Named for their values (entity labels); GraphQL knows them as EntityType and NodeType, the contract's names.
+@strawberry.enum(name="EntityType", description="The five kinds of entity a case links to.")
+class EntityLabel(Enum):
     SYMPTOM = entity_types.SYMPTOM.label
     ROOT_CAUSE = entity_types.ROOT_CAUSE.label
     COMPONENT = entity_types.COMPONENT.label
@@ -39,8 +41,8 @@ class EntityType(Enum):
     ORGANISATION = entity_types.ORGANISATION.label
 
 
-@strawberry.enum(description="What a node of the graph is: a case, or one of the five kinds of entity.")
-class NodeType(Enum):
+@strawberry.enum(name="NodeType", description="What a node of the graph is: a case, or one of the five kinds of entity.")
+class NodeLabel(Enum):
     CASE = "Case"
     SYMPTOM = entity_types.SYMPTOM.label
     ROOT_CAUSE = entity_types.ROOT_CAUSE.label
@@ -76,7 +78,7 @@ class CaseFilter:
     description="A node of the graph: an entity by type and canonical name, or a case (type CASE, name = case id)."
 )
 class EntityRef:
-    type: NodeType
+    type: NodeLabel
     name: str
 
 
@@ -119,19 +121,6 @@ def edges_and_page_info(nodes: list[NodeT], page: Window, has_next: bool) -> tup
     return edges, info
 
 
-class Shared(Generic[T]):
-    """The result of one fetch, shared by the sibling fields that need it (edges and pageInfo)."""
-
-    def __init__(self, fetch: Callable[[], Awaitable[T]]) -> None:
-        self._fetch = fetch
-        self._task: asyncio.Future[T] | None = None
-
-    async def get(self) -> T:
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._fetch())
-        return await self._task
-
-
 # ------------------------------------------------------------------ entities
 
 
@@ -146,7 +135,7 @@ class Entity:
     known: bool = strawberry.field(
         description="True for a taxonomy concept, false for a name extracted from a write-up."
     )
-    type: EntityType
+    type: EntityLabel
 
     @strawberry.field(description="Broader concepts (of the same type) this one is grouped under.")
     async def broader(self, info: Info) -> list[Entity]:
@@ -197,13 +186,10 @@ class Organisation(Entity):
     pass
 
 
-ENTITY_CLASSES: dict[str, type[Entity]] = {
-    entity_types.SYMPTOM.label: Symptom,
-    entity_types.ROOT_CAUSE.label: RootCause,
-    entity_types.COMPONENT.label: Component,
-    entity_types.CONTRIBUTING_FACTOR.label: ContributingFactor,
-    entity_types.ORGANISATION.label: Organisation,
-}
+# The GraphQL object types of the entities, named as their labels (the test of entity types checks
+# there is one for each type of schema/entity_types.py).
+ENTITY_OBJECT_TYPES: tuple[type[Entity], ...] = (Symptom, RootCause, Component, ContributingFactor, Organisation)
+ENTITY_CLASSES: dict[str, type[Entity]] = {cls.__name__: cls for cls in ENTITY_OBJECT_TYPES}
 
 
 def entity_from_map(row: dict[str, Any]) -> Any:
@@ -214,7 +200,7 @@ def entity_from_map(row: dict[str, Any]) -> Any:
         aliases=list(row["aliases"] or []),
         description=row["description"] or "",
         known=row["known"] != "extracted",
-        type=EntityType(row["label"]),
+        type=EntityLabel(row["label"]),
     )
 
 
@@ -227,88 +213,61 @@ class Link(Generic[EntityT]):
 # ------------------------------------------------------------------ cases
 
 
-def native(value: Any) -> Any:
-    """neo4j.time values to their Python equivalents."""
-    return value.to_native() if hasattr(value, "to_native") else value
+CASE_DEFAULTS = property_defaults(models.Case)
+
+
+def record_value(record: CaseRecord, name: str) -> Any:
+    """One field of a Case from its stored record: neo4j.time values as Python ones, and a missing
+    value as the model's default (schema/models.py). The one place a record becomes a Case."""
+    value = record.get(name)
+    if value is None:
+        return copy.copy(CASE_DEFAULTS.get(name))  # a fresh list for a list default
+    return value.to_native() if hasattr(value, "to_native") else value  # neo4j.time values
+
+
+async def case_record(case: Case, info: Info) -> CaseRecord:
+    record = await info.context.loaders.case.load(str(case.id))
+    if record is None:
+        raise ClientError(f"Case {case.id!r} does not exist (it may have just been deleted).")
+    return record
+
+
+# A Case is created from its id alone, so a query that selects only ids costs no record; its other
+# fields share the record the request's DataLoader fetches once. Each resolver serves every field of
+# its kind by the field's name (a record key, or an entity type key).
+async def case_field(root: Case, info: Info) -> Any:
+    return record_value(await case_record(root, info), info.python_name)
+
+
+async def case_links(root: Case, info: Info) -> Any:
+    label = entity_types.BY_KEY[info.python_name].label
+    rows = await info.context.loaders.case_links.load(str(root.id))
+    return [
+        Link(entity=entity_from_map(row["entity"]), evidence=Evidence(**row["evidence"]))
+        for row in rows
+        if row["entity"]["label"] == label
+    ]
 
 
 @strawberry.type(description="One incident write-up and what was extracted from it.")
 class Case:
     id: strawberry.ID = strawberry.field(description="Stable case id (file name or record id).")
-
-    async def _record(self, info: Info) -> dict[str, Any]:
-        record = await info.context.loaders.case.load(str(self.id))
-        if record is None:
-            raise ClientError(f"Case {self.id!r} does not exist (it may have just been deleted).")
-        return record
-
-    async def _links(self, info: Info, label: str) -> list[Link[Any]]:
-        rows = await info.context.loaders.case_links.load(str(self.id))
-        return [
-            Link(entity=entity_from_map(row["entity"]), evidence=Evidence(**row["evidence"]))
-            for row in rows
-            if row["entity"]["label"] == label
-        ]
-
-    @strawberry.field
-    async def title(self, info: Info) -> str:
-        return (await self._record(info))["title"]
-
-    @strawberry.field(description="File path or URL of the write-up.")
-    async def source(self, info: Info) -> str:
-        return (await self._record(info))["source"] or ""
-
-    @strawberry.field(description="Publication date as written: YYYY, YYYY-MM or YYYY-MM-DD.")
-    async def published(self, info: Info) -> str | None:
-        return (await self._record(info))["published"]
-
-    @strawberry.field(description="First day of `published`.")
-    async def published_on(self, info: Info) -> dt.date | None:
-        return native((await self._record(info))["published_on"])
-
-    @strawberry.field(description="The write-up's text; evidence offsets point into it.")
-    async def text(self, info: Info) -> str:
-        return (await self._record(info))["text"]
-
-    @strawberry.field
-    async def detection(self, info: Info) -> str:
-        return (await self._record(info))["detection"] or ""
-
-    @strawberry.field
-    async def remediation(self, info: Info) -> list[str]:
-        return list((await self._record(info))["remediation"] or [])
-
-    @strawberry.field
-    async def lessons(self, info: Info) -> str:
-        return (await self._record(info))["lessons"] or ""
-
-    @strawberry.field(description="sectioned or free-form.")
-    async def layout(self, info: Info) -> str:
-        return (await self._record(info))["layout"] or "free-form"
-
-    @strawberry.field
-    async def ingested_at(self, info: Info) -> dt.datetime | None:
-        return native((await self._record(info))["ingested_at"])
-
-    @strawberry.field
-    async def symptoms(self, info: Info) -> list[Link[Symptom]]:
-        return await self._links(info, entity_types.SYMPTOM.label)
-
-    @strawberry.field
-    async def root_causes(self, info: Info) -> list[Link[RootCause]]:
-        return await self._links(info, entity_types.ROOT_CAUSE.label)
-
-    @strawberry.field
-    async def components(self, info: Info) -> list[Link[Component]]:
-        return await self._links(info, entity_types.COMPONENT.label)
-
-    @strawberry.field
-    async def contributing_factors(self, info: Info) -> list[Link[ContributingFactor]]:
-        return await self._links(info, entity_types.CONTRIBUTING_FACTOR.label)
-
-    @strawberry.field
-    async def organisations(self, info: Info) -> list[Link[Organisation]]:
-        return await self._links(info, entity_types.ORGANISATION.label)
+    title: str = strawberry.field(resolver=case_field)
+    source: str = strawberry.field(resolver=case_field, description="File path or URL of the write-up.")
+    published: str | None = strawberry.field(
+        resolver=case_field, description="Publication date as written: YYYY, YYYY-MM or YYYY-MM-DD.")
+    published_on: dt.date | None = strawberry.field(resolver=case_field, description="First day of `published`.")
+    text: str = strawberry.field(resolver=case_field, description="The write-up's text; evidence offsets point into it.")
+    detection: str = strawberry.field(resolver=case_field)
+    remediation: list[str] = strawberry.field(resolver=case_field)
+    lessons: str = strawberry.field(resolver=case_field)
+    layout: str = strawberry.field(resolver=case_field, description="sectioned or free-form.")
+    ingested_at: dt.datetime | None = strawberry.field(resolver=case_field)
+    symptoms: list[Link[Symptom]] = strawberry.field(resolver=case_links)
+    root_causes: list[Link[RootCause]] = strawberry.field(resolver=case_links)
+    components: list[Link[Component]] = strawberry.field(resolver=case_links)
+    contributing_factors: list[Link[ContributingFactor]] = strawberry.field(resolver=case_links)
+    organisations: list[Link[Organisation]] = strawberry.field(resolver=case_links)
 
 
 def cases_from_ids(case_ids: list[str]) -> list[Case]:
@@ -344,52 +303,21 @@ class Facets:
     organisations: list[FacetValue]
 
 
-FACET_FIELDS = {entity_type.relationship: entity_type.key for entity_type in entity_types.ENTITY_TYPES}
+def facets_from(rows: list[dict[str, Any]]) -> Facets:
+    """Facets from case_facets rows (relationship, name, count), in the rows' order."""
+    values: dict[str, list[FacetValue]] = {entity_type.key: [] for entity_type in entity_types.ENTITY_TYPES}
+    for row in rows:
+        key = entity_types.BY_RELATIONSHIP[row["relationship"]].key
+        values[key].append(FacetValue(name=row["name"], count=row["count"]))
+    return Facets(**values)
 
 
 @strawberry.type(description="Cases matching a filter: a page of them, how many in all, and facet counts.")
 class CaseConnection:
-    criteria: strawberry.Private[queries.CaseCriteria]
-    page: strawberry.Private[Window]
-    shared_page: strawberry.Private[Shared[list[str]] | None] = None
-
-    def _page_ids(self, info: Info) -> Shared[list[str]]:
-        if self.shared_page is None:
-            async def fetch() -> list[str]:
-                rows = await info.context.reader.rows(
-                    queries.cases_page(self.criteria), **self.criteria.parameters(),
-                    skip=self.page.skip, limit=self.page.limit + 1,  # one extra: is there a next page?
-                )
-                return [row["case_id"] for row in rows]
-
-            self.shared_page = Shared(fetch)
-        return self.shared_page
-
-    @strawberry.field(description="How many cases match, in all pages.")
-    async def total_count(self, info: Info) -> int:
-        row = await info.context.reader.single(queries.cases_count(self.criteria), **self.criteria.parameters())
-        return row["total"] if row else 0
-
-    @strawberry.field
-    async def edges(self, info: Info) -> list[Edge[Case]]:
-        case_ids = await self._page_ids(info).get()
-        edges, _ = edges_and_page_info(cases_from_ids(case_ids[: self.page.limit]), self.page, False)
-        return edges
-
-    @strawberry.field
-    async def page_info(self, info: Info) -> PageInfo:
-        case_ids = await self._page_ids(info).get()
-        nodes = cases_from_ids(case_ids[: self.page.limit])
-        _, page_info = edges_and_page_info(nodes, self.page, has_next=len(case_ids) > self.page.limit)
-        return page_info
-
-    @strawberry.field
-    async def facets(self, info: Info) -> Facets:
-        rows = await info.context.reader.rows(queries.case_facets(self.criteria), **self.criteria.parameters())
-        values: dict[str, list[FacetValue]] = {key: [] for key in FACET_FIELDS.values()}
-        for row in rows:
-            values[FACET_FIELDS[row["relationship"]]].append(FacetValue(name=row["name"], count=row["count"]))
-        return Facets(**values)
+    total_count: int = strawberry.field(description="How many cases match, in all pages.")
+    edges: list[Edge[Case]]
+    page_info: PageInfo
+    facets: Facets
 
 
 # ------------------------------------------------------------------ traversal results
@@ -433,7 +361,7 @@ class Diagnosis:
 
 @strawberry.type(description="A filter value recognised in a search phrase.")
 class FilterSuggestion:
-    type: EntityType
+    type: EntityLabel
     name: str = strawberry.field(description="Canonical name, usable in CaseFilter.")
     mention: str = strawberry.field(description="The words of the phrase that name it.")
     start: int
@@ -444,7 +372,7 @@ class FilterSuggestion:
 @strawberry.type(description="A node for a graph view.")
 class GraphNode:
     id: strawberry.ID = strawberry.field(description="Type and name, e.g. `Case:gitlab-2017` or `Symptom:data loss`.")
-    type: NodeType
+    type: NodeLabel
     name: str = strawberry.field(description="Canonical name, or the case id for a case (as in EntityRef).")
     title: str = strawberry.field(description="What to display: the case title or the entity name.")
 
@@ -474,7 +402,7 @@ def graph_node(row: dict[str, Any]) -> GraphNode:
     """From a map with label and name (and title for cases)."""
     return GraphNode(
         id=strawberry.ID(f"{row['label']}:{row['name']}"),
-        type=NodeType(row["label"]),
+        type=NodeLabel(row["label"]),
         name=row["name"],
         title=row.get("title") or row["name"],
     )

@@ -1,6 +1,6 @@
 """API latency on a synthetic graph: the GraphQL API over HTTP next to the same Cypher run directly.
 
-    python benchmarks/api_latency.py --cases 100000 [--requests 200] [--uri bolt://...] [--markdown FILE]
+    python -m benchmarks.api_latency --cases 100000 [--requests 200] [--uri bolt://...] [--markdown FILE]
 
 1. Loads a synthetic graph of N cases (graph/synthetic.py) into the Neo4j given by --uri/--user/
    --password (or NEO4J_* variables). It refuses a database that already holds cases unless
@@ -10,8 +10,8 @@
    kind of request (cases with filters, the same with facets, casesSharingRootCause, diagnose)
    cycles through varied arguments and, for every request, measures
    - HTTP: POST /graphql through a keep-alive httpx client, end to end;
-   - driver: the exact Cypher statements (and parameters) that request ran, recorded by wrapping
-     the API's driver, replayed one after the other with `driver.execute_query`.
+   - driver: the exact Cypher statements (and parameters) that request ran, recorded by the app's
+     query trace (create_app(trace=...)), replayed one after the other with `driver.execute_query`.
    and prints p50 and p99 of both and their ratio (HTTP / driver).
 4. Stops the server and resets the database.
 """
@@ -19,81 +19,41 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import random
-import socket
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import uvicorn
 from neo4j import Driver, RoutingControl
 
+from benchmarks.common import FACETS, percentile
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
-from incident_graph.graph.admin import graph_status, install_schema
+from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
 from incident_graph.graph.synthetic import (
     SyntheticShape,
-    clear_graph,
     concept_name,
     group_name,
     write_synthetic_graph,
 )
 from incident_graph.schema.entity_types import COMPONENT, ORGANISATION, ROOT_CAUSE, SYMPTOM
+from tests.network import served
 
 
 # ------------------------------------------------------------------ recording the API's Cypher
 
 
-class RecordingDriver:
-    """The API's driver, wrapped so that the Cypher (and parameters) of each request is kept."""
+class Recorder:
+    """The app's query trace (create_app(trace=...)): the Cypher and parameters of each request."""
 
-    def __init__(self, driver: Driver) -> None:
-        self._driver = driver
+    def __init__(self) -> None:
         self.statements: list[tuple[str, dict[str, Any]]] = []
 
-    def session(self, **config: Any) -> Any:
-        return RecordingSession(self._driver.session(**config), self.statements)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._driver, name)
-
-
-class RecordingSession:
-    def __init__(self, session: Any, statements: list[tuple[str, dict[str, Any]]]) -> None:
-        self._session = session
-        self._statements = statements
-
-    def __enter__(self) -> RecordingSession:
-        self._session.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._session.__exit__(*exc)
-
-    def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
-        @functools.wraps(work)  # keeps unit_of_work settings (the timeout)
-        def recorded(tx: Any, *inner_args: Any, **inner_kwargs: Any) -> Any:
-            return work(RecordingTransaction(tx, self._statements), *inner_args, **inner_kwargs)
-
-        return self._session.execute_read(recorded, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-
-class RecordingTransaction:
-    def __init__(self, tx: Any, statements: list[tuple[str, dict[str, Any]]]) -> None:
-        self._tx = tx
-        self._statements = statements
-
-    def run(self, query: str, parameters: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        self._statements.append((query, dict(parameters or {}, **kwargs)))
-        return self._tx.run(query, parameters, **kwargs)
+    def __call__(self, query: str, parameters: dict[str, Any]) -> None:
+        self.statements.append((query, dict(parameters)))
 
 
 # ------------------------------------------------------------------ the workload
@@ -104,15 +64,14 @@ query($filter: CaseFilter) {
   cases(filter: $filter, first: 20) { totalCount edges { node { id title publishedOn } } }
 }"""
 
-CASES_WITH_FACETS = """
-query($filter: CaseFilter) {
-  cases(filter: $filter, first: 20) {
+CASES_WITH_FACETS = f"""
+query($filter: CaseFilter, $first: Int = 20) {{
+  cases(filter: $filter, first: $first) {{
     totalCount
-    edges { node { id title publishedOn } }
-    facets { symptoms { name count } rootCauses { name count } components { name count }
-             contributingFactors { name count } organisations { name count } }
-  }
-}"""
+    edges {{ node {{ id title publishedOn }} }}
+    {FACETS}
+  }}
+}}"""
 
 SHARING = """
 query($symptom: String!) {
@@ -150,7 +109,7 @@ def workload(shape: SyntheticShape, variants: int, seed: int) -> list[Kind]:
     filters = []
     for number in range(variants):
         # Alternate a broader group (expands to its narrower concepts) and a leaf concept.
-        symptom = (group_name(SYMPTOM, number % shape.symptoms.groups) if number % 2
+        symptom = (group_name(SYMPTOM, number % shape.of(SYMPTOM).groups) if number % 2
                    else pick(rng, SYMPTOM, shape, 40))
         case_filter: dict[str, Any] = {"symptoms": [symptom], "components": [pick(rng, COMPONENT, shape, 30)]}
         if number % 3 == 0:
@@ -174,26 +133,7 @@ def workload(shape: SyntheticShape, variants: int, seed: int) -> list[Kind]:
 # ------------------------------------------------------------------ measuring
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(app: Any) -> tuple[uvicorn.Server, threading.Thread, str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, name="api-under-benchmark", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    return server, thread, f"http://127.0.0.1:{port}"
-
-
-def run_http(http: httpx.Client, recorder: RecordingDriver, query: str,
+def run_http(http: httpx.Client, recorder: Recorder, query: str,
              variables: dict[str, Any]) -> tuple[float, list[tuple[str, dict[str, Any]]]]:
     recorder.statements.clear()
     started = time.perf_counter()
@@ -212,12 +152,7 @@ def run_direct(driver: Driver, statements: list[tuple[str, dict[str, Any]]]) -> 
     return (time.perf_counter() - started) * 1000
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]
-
-
-def warm_up(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, passes: int) -> None:
+def warm_up(kinds: list[Kind], http: httpx.Client, recorder: Recorder, passes: int) -> None:
     """Run every argument set first: each distinct Cypher text is planned once (100 ms or more) and
     then served from Neo4j's plan cache, for both paths alike, so neither pays planning when measured."""
     for _ in range(passes):
@@ -226,7 +161,7 @@ def warm_up(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, pa
                 run_http(http, recorder, kind.query, variables)
 
 
-def measure(kinds: list[Kind], http: httpx.Client, recorder: RecordingDriver, driver: Driver, requests: int) -> None:
+def measure(kinds: list[Kind], http: httpx.Client, recorder: Recorder, driver: Driver, requests: int) -> None:
     for kind in kinds:
         for number in range(requests):
             variables = kind.variants[number % len(kind.variants)]
@@ -283,13 +218,13 @@ def main() -> int:
     settings = Settings.from_env(uri=arguments.uri, user=arguments.user, password=arguments.password)
     driver = connect(settings)
     try:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         existing = graph_status(driver, settings.uri).nodes.get("Case", 0)
         if existing and not arguments.force:
             print(f"{settings.uri} holds {existing} cases; the benchmark deletes all data when it ends. "
                   "Use an empty database, or --force.", file=sys.stderr)
             return 2
-        clear_graph(driver)
+        reset_data(driver)
         shape = SyntheticShape(cases=arguments.cases, seed=arguments.seed)
         started = time.monotonic()
         write_synthetic_graph(driver, shape, batch_size=arguments.batch_size, progress=lambda done, total: print(
@@ -299,16 +234,11 @@ def main() -> int:
         status = graph_status(driver, settings.uri)
         try:
             kinds = workload(shape, arguments.variants, arguments.seed)
-            recorder = RecordingDriver(driver)
-            app = create_app(settings, None, driver=recorder)  # type: ignore[arg-type]
-            server, thread, base_url = start_server(app)
-            try:
-                with httpx.Client(base_url=base_url, timeout=120) as http:
-                    warm_up(kinds, http, recorder, arguments.warmup_passes)
-                    measure(kinds, http, recorder, driver, arguments.requests)
-            finally:
-                server.should_exit = True
-                thread.join(timeout=30)
+            recorder = Recorder()
+            app = create_app(settings, None, driver=driver, trace=recorder)
+            with served(app) as base_url, httpx.Client(base_url=base_url, timeout=120) as http:
+                warm_up(kinds, http, recorder, arguments.warmup_passes)
+                measure(kinds, http, recorder, driver, arguments.requests)
             table = report(kinds, arguments.cases, load_s, sum(status.nodes.values()),
                            sum(status.relationships.values()), arguments.requests)
             print(table)
@@ -317,7 +247,7 @@ def main() -> int:
                     output.write(table + "\n")
         finally:
             print("  resetting the database", file=sys.stderr)
-            clear_graph(driver)
+            reset_data(driver)
     finally:
         driver.close()
     return 0

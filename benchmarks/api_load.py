@@ -1,6 +1,6 @@
 """A bounded load test of the GraphQL API on loopback, optionally restarting Neo4j mid-run.
 
-    python benchmarks/api_load.py [--clients 50] [--seconds 60] [--cases N] [--neo4j-port 17689]
+    python -m benchmarks.api_load [--clients 50] [--seconds 60] [--cases N] [--neo4j-port 17689]
                                   [--restart-neo4j-at SECONDS [--down-seconds 10]] [--keep-server]
 
 1. Starts a throwaway managed Neo4j on --neo4j-port (127.0.0.1 only; never 7687 or 17687, the dev
@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import textwrap
@@ -47,28 +46,22 @@ from typing import Any
 import httpx
 from neo4j import Driver
 
-from api_latency import DIAGNOSE, SHARING  # the same queries the latency benchmark times
-
+# The same queries the latency benchmark times.
+from benchmarks.api_latency import CASES_WITH_FACETS as CASES
+from benchmarks.api_latency import DIAGNOSE, SHARING
+from benchmarks.common import percentile
 from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
 from incident_graph.graph import server
-from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
+from incident_graph.schema.entity_types import COMPONENT, ORGANISATION, ROOT_CAUSE, SYMPTOM, EntityType
+from tests.network import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_PORTS = {7687, 17687}  # the dev server and the test server: never stopped by this script
 PASSWORD = "incident-graph-bench"
 
 # ------------------------------------------------------------------ the workload
-
-CASES = """
-query($filter: CaseFilter, $first: Int) {
-  cases(filter: $filter, first: $first) {
-    totalCount
-    edges { node { id title publishedOn } }
-    facets { symptoms { name count } rootCauses { name count } components { name count }
-             contributingFactors { name count } organisations { name count } }
-  }
-}"""
 
 CASE = """
 query($id: ID!) {
@@ -101,17 +94,17 @@ class Names:
 
 
 def names_in(driver: Driver) -> Names:
-    def top(label: str, relationship: str, limit: int = 40) -> list[str]:
+    def top(entity_type: EntityType, limit: int = 40) -> list[str]:
+        # Label and relationship type from the closed set; the limit is a parameter.
         records = driver.execute_query(
-            f"MATCH (e:{label})<-[:{relationship}]-(:Case) WITH e, count(*) AS n "
+            f"MATCH (e:{entity_type.label})<-[:{entity_type.relationship}]-(:Case) WITH e, count(*) AS n "
             "RETURN e.name AS name ORDER BY n DESC, name LIMIT $limit", limit=limit).records
         return [record["name"] for record in records]
 
     case_ids = [record["id"] for record in driver.execute_query(
         "MATCH (c:Case) RETURN c.case_id AS id ORDER BY id LIMIT 500").records]
-    return Names(case_ids=case_ids, symptoms=top("Symptom", "HAS_SYMPTOM"),
-                 root_causes=top("RootCause", "HAS_ROOT_CAUSE"), components=top("Component", "INVOLVES_COMPONENT"),
-                 organisations=top("Organisation", "INVOLVES_ORGANISATION"))
+    return Names(case_ids=case_ids, symptoms=top(SYMPTOM), root_causes=top(ROOT_CAUSE), components=top(COMPONENT),
+                 organisations=top(ORGANISATION))
 
 
 def make_request(kind: str, names: Names, rng: random.Random) -> tuple[str, dict[str, Any]]:
@@ -245,12 +238,6 @@ async def load(base_url: str, names: Names, clients: int, seconds: float, seed: 
 # ------------------------------------------------------------------ the API process and the data
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 API_PROGRAM = textwrap.dedent("""
     import sys, uvicorn
     from incident_graph.api.app import create_app
@@ -315,16 +302,16 @@ def fingerprint(driver: Driver) -> Fingerprint:
 def load_graph(driver: Driver, cases: int | None) -> str:
     started = time.monotonic()
     if cases:
-        from incident_graph.graph.synthetic import SyntheticShape, clear_graph, write_synthetic_graph
+        from incident_graph.graph.synthetic import SyntheticShape, write_synthetic_graph
 
-        clear_graph(driver)
+        reset_data(driver)
         write_synthetic_graph(driver, SyntheticShape(cases=cases), progress=lambda done, total: print(
             f"\r  loading {done:,}/{total:,} synthetic cases", end="", file=sys.stderr, flush=True))
         print(file=sys.stderr)
         what = f"synthetic graph of {cases:,} cases (graph/synthetic.py)"
     else:
         from incident_graph.ingest.corpus import bundled_corpus_dir
-        from incident_graph.ingest.loader import ingest_paths
+        from incident_graph.ingest.ingestion import ingest_paths
 
         reset_data(driver)
         summary = ingest_paths(driver, [bundled_corpus_dir()])
@@ -335,11 +322,6 @@ def load_graph(driver: Driver, cases: int | None) -> str:
 
 
 # ------------------------------------------------------------------ reporting
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))] if ordered else float("nan")
 
 
 def report(run: Run, clients: int, seconds: float) -> tuple[list[str], dict[str, Any]]:
@@ -441,7 +423,7 @@ def main() -> int:
     try:
         driver = connect(settings)
         try:
-            install_schema(driver)
+            install_constraints_and_indexes(driver)
             loaded = "data already in the server" if arguments.no_load else load_graph(driver, arguments.cases)
             before = fingerprint(driver)
             names = names_in(driver)

@@ -1,19 +1,23 @@
-"""Shared by the benchmarks: a throwaway managed Neo4j and timing helpers."""
+"""Shared by the benchmarks: a throwaway managed Neo4j and percentiles. (Free ports and an app
+served in a thread come from tests/network.py, as for the tests.)"""
 
 from __future__ import annotations
 
 import os
-import statistics
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from incident_graph.config import Settings
 from incident_graph.graph import server
-from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
+from incident_graph.schema.entity_types import ENTITY_TYPES
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The facets of a CaseConnection, every entity type, for the GraphQL documents of the benchmarks.
+FACETS = "facets { " + " ".join(f"{t.graphql_field} {{ name count }}" for t in ENTITY_TYPES) + " }"
 
 
 @contextmanager
@@ -29,7 +33,7 @@ def benchmark_graph(port: int = 17688) -> Iterator[tuple[Settings, object]]:
         server.start(settings)
     driver = connect(settings)
     try:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         reset_data(driver)
         yield settings, driver
     finally:
@@ -40,10 +44,8 @@ def benchmark_graph(port: int = 17688) -> Iterator[tuple[Settings, object]]:
 
 
 def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile (NaN of nothing): a value that was measured, never interpolated."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def summary_ms(values: list[float]) -> str:
-    return (f"p50 {percentile(values, 0.5) * 1000:7.2f} ms  p99 {percentile(values, 0.99) * 1000:7.2f} ms  "
-            f"mean {statistics.mean(values) * 1000:7.2f} ms  n={len(values)}")
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))]

@@ -1,6 +1,6 @@
 """Extract-only and extract+write throughput, on the bundled corpus and on a synthetic set.
 
-    python benchmarks/ingest_throughput.py [--synthetic 10000]
+    python -m benchmarks.ingest_throughput [--synthetic 10000]
 
 Prints documents/s and words/s for each, and the ratio of the two (how much writing to Neo4j
 costs on top of extraction). Timings are noisy on a shared 2-core machine: compare the ratios
@@ -14,7 +14,7 @@ import random
 import re
 import time
 
-from common import benchmark_graph
+from benchmarks.common import benchmark_graph
 
 from incident_graph.graph.writes import sync_taxonomy, write_case
 from incident_graph.ingest.corpus import bundled_corpus_dir

@@ -1,6 +1,6 @@
 """The long version of the ingest fault tests: many kills, Neo4j stops and connection resets.
 
-    python benchmarks/kill_ingest.py [--documents 1000] [--kills 20] [--stops 3] [--resets 20] [--seed 7]
+    python -m benchmarks.kill_ingest [--documents 1000] [--kills 20] [--stops 3] [--resets 20] [--seed 7]
 
 Generates write-ups from the bundled corpus, ingests them once cleanly into an empty graph (the
 reference), then, each phase from an empty graph:
@@ -30,13 +30,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from common import REPO, benchmark_graph
-
-sys.path.insert(0, str(REPO))
-
-from incident_graph.graph import server  # noqa: E402
-from incident_graph.graph.admin import reset_data  # noqa: E402
-from tests.reliability.harness import (ResettingProxy, differences, generate_corpus, open_write_transaction,  # noqa: E402
+from benchmarks.common import benchmark_graph
+from incident_graph.graph import server
+from incident_graph.graph.admin import reset_data
+from tests.reliability.harness import (ResettingProxy, differences, generate_corpus, open_write_transaction,
                                        partial_problems, snapshot, start_ingest, wait_for_cases)
 
 

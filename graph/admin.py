@@ -1,4 +1,4 @@
-"""Schema and housekeeping: constraints, indexes, status and reset."""
+"""Housekeeping of the database: constraints and indexes (from the model), status and reset."""
 
 from __future__ import annotations
 
@@ -7,22 +7,23 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
-from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.entity_types import LABELS
+from incident_graph.schema.models import CASE_TEXT_PROPERTIES, ENTITY_TEXT_PROPERTIES, NODE_CLASSES
 
 CASE_TEXT_INDEX = "case_text"
 ENTITY_NAME_INDEX = "entity_names"
 
-# Uniqueness constraints come from the neomodel classes (unique_index=True); these are the rest.
-INDEX_STATEMENTS = (
-    "CREATE FULLTEXT INDEX case_text IF NOT EXISTS FOR (c:Case) "
-    "ON EACH [c.title, c.text, c.detection, c.lessons]",
-    "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS "
-    "FOR (e:Symptom|RootCause|Component|ContributingFactor|Organisation) ON EACH [e.name, e.description]",
-    "CREATE RANGE INDEX case_published IF NOT EXISTS FOR (c:Case) ON (c.published_on)",
-    "CREATE RANGE INDEX case_content_hash IF NOT EXISTS FOR (c:Case) ON (c.content_hash)",
+# Constraints and range indexes come from the neomodel classes (unique_index, index); the full-text
+# indexes span several properties, which neomodel cannot declare, so they are built here from the
+# model's lists and the closed set of labels.
+FULL_TEXT_STATEMENTS = (
+    f"CREATE FULLTEXT INDEX {CASE_TEXT_INDEX} IF NOT EXISTS FOR (c:Case) "
+    f"ON EACH [{', '.join(f'c.{name}' for name in CASE_TEXT_PROPERTIES)}]",
+    f"CREATE FULLTEXT INDEX {ENTITY_NAME_INDEX} IF NOT EXISTS FOR (e:{'|'.join(LABELS)}) "
+    f"ON EACH [{', '.join(f'e.{name}' for name in ENTITY_TEXT_PROPERTIES)}]",
 )
 
-INCIDENT_LABELS = ("Case", *(entity_type.label for entity_type in ENTITY_TYPES))
+INCIDENT_LABELS = tuple(node_class.__label__ for node_class in NODE_CLASSES)
 
 
 @dataclass(frozen=True)
@@ -47,18 +48,17 @@ class GraphStatus:
         }
 
 
-def install_schema(driver: Driver) -> None:
+def install_constraints_and_indexes(driver: Driver) -> None:
     """Idempotent: every statement is IF NOT EXISTS."""
     from neomodel import db
 
     from incident_graph.graph.connection import bind_neomodel
-    from incident_graph.schema import models  # noqa: F401  (registers the node classes)
 
     bind_neomodel(driver)
     # neomodel reports "already exists" on its stdout argument; a rerun is expected, keep it quiet.
-    for node_class in models.NODE_CLASSES:
+    for node_class in NODE_CLASSES:
         db.install_labels(node_class, stdout=io.StringIO())
-    for statement in INDEX_STATEMENTS:
+    for statement in FULL_TEXT_STATEMENTS:
         driver.execute_query(statement)
     driver.execute_query("CALL db.awaitIndexes(300)")
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver, GraphDatabase, NotificationDisabledClassification
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from incident_graph.config import Settings
-
-
-class GraphUnavailable(RuntimeError):
-    """Neo4j cannot be reached or refused our credentials."""
+from incident_graph.graph.errors import GraphUnavailable
 
 
 def open_driver(settings: Settings, acquisition_timeout: float = 60.0) -> Driver:
+    """The driver; its notifications go to the `neo4j.notifications` logger (the CLI formats them)."""
     return GraphDatabase.driver(
         settings.uri,
         auth=(settings.user, settings.password),
@@ -20,6 +18,9 @@ def open_driver(settings: Settings, acquisition_timeout: float = 60.0) -> Driver
         # Bounds the Bolt handshake too: a port that accepts but never speaks Bolt fails fast.
         connection_acquisition_timeout=acquisition_timeout,
         max_transaction_retry_time=15.0,
+        # Our Cypher names only the model's labels and properties; until the first write-up is in,
+        # Neo4j does not know them yet and would warn on every query ("property key does not exist").
+        notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
     )
 
 

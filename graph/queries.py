@@ -17,12 +17,13 @@ from datetime import date
 from functools import lru_cache
 
 from incident_graph.graph.admin import CASE_TEXT_INDEX
-from incident_graph.schema.entity_types import BROADER, BY_LABEL, ENTITY_TYPES, LABELS, EntityType
+from incident_graph.schema.entity_types import BROADER, BY_LABEL, ENTITY_TYPES, LABELS, RELATIONSHIPS, EntityType
+from incident_graph.schema.models import Case, property_names
 
 MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops to this
 
 # `-[:A|B|C]->` and `['A', 'B']` fragments, from the closed sets only.
-CASE_LINK_TYPES = "|".join(entity_type.relationship for entity_type in ENTITY_TYPES)
+CASE_LINK_TYPES = "|".join(RELATIONSHIPS)
 PATH_LINK_TYPES = f"{CASE_LINK_TYPES}|{BROADER}"
 ENTITY_LABELS_LIST = "[" + ", ".join(f"'{label}'" for label in LABELS) + "]"
 
@@ -47,11 +48,11 @@ CASE_ORDER = "c.published_on IS NULL, c.published_on DESC, c.case_id"
 
 # ------------------------------------------------------------------ cases by id, and their links
 
-CASES_BY_ID = """
+# Every property of the model (schema/models.py Case): the API builds its Case from this record.
+CASES_BY_ID = f"""
 UNWIND $case_ids AS case_id
-MATCH (c:Case {case_id: case_id})
-RETURN c {.case_id, .title, .source, .published, .published_on, .text, .detection, .remediation,
-          .lessons, .layout, .ingested_at} AS case
+MATCH (c:Case {{case_id: case_id}})
+RETURN c {{{", ".join(f".{name}" for name in property_names(Case))}}} AS case
 """
 
 CASE_LINKS = f"""

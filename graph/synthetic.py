@@ -10,14 +10,15 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from neo4j import Driver
 
-from incident_graph.graph.admin import reset_data
 from incident_graph.graph.writes import sync_taxonomy
+from incident_graph.schema import entity_types
 from incident_graph.schema.entity_types import ENTITY_TYPES, EntityType
+from incident_graph.schema.models import Case, Evidence, property_defaults, property_names
 from incident_graph.schema.taxonomy import Concept
 
 FILLER_WORDS = (
@@ -37,19 +38,25 @@ class EntityShape:
     links: tuple[int, int]
 
 
+# Per entity type: how many concepts, groups and links per case (several types are skewed alike).
+DEFAULT_ENTITY_SHAPES: dict[str, EntityShape] = {
+    entity_types.SYMPTOM.key: EntityShape(150, 12, (1, 3)),
+    entity_types.ROOT_CAUSE.key: EntityShape(120, 10, (1, 2)),
+    entity_types.COMPONENT.key: EntityShape(250, 15, (1, 4)),
+    entity_types.CONTRIBUTING_FACTOR.key: EntityShape(60, 6, (0, 2)),
+    entity_types.ORGANISATION.key: EntityShape(500, 0, (1, 1)),
+}
+
+
 @dataclass(frozen=True)
 class SyntheticShape:
     cases: int
     seed: int = 7
     undated_share: float = 0.05
-    symptoms: EntityShape = EntityShape(150, 12, (1, 3))
-    root_causes: EntityShape = EntityShape(120, 10, (1, 2))
-    components: EntityShape = EntityShape(250, 15, (1, 4))
-    contributing_factors: EntityShape = EntityShape(60, 6, (0, 2))
-    organisations: EntityShape = EntityShape(500, 0, (1, 1))
+    entities: dict[str, EntityShape] = field(default_factory=lambda: dict(DEFAULT_ENTITY_SHAPES))
 
     def of(self, entity_type: EntityType) -> EntityShape:
-        return getattr(self, entity_type.key)
+        return self.entities[entity_type.key]
 
 
 def concept_name(entity_type: EntityType, number: int) -> str:
@@ -104,10 +111,10 @@ def case_rows(shape: SyntheticShape, batch_size: int) -> Iterator[list[dict[str,
         day = None if rng.random() < shape.undated_share else FIRST_DAY + timedelta(days=rng.randrange(DAYS))
         batch.append({
             "properties": {
+                **property_defaults(Case),  # a free-form write-up: no detection, remediation or lessons
                 "case_id": case_id, "title": f"Synthetic incident {number}: {words.split()[0]} {words.split()[1]}",
                 "source": "synthetic", "published": day.isoformat() if day else None, "published_on": day,
-                "text": text, "detection": "", "remediation": [], "lessons": "", "layout": "free-form",
-                "content_hash": hashlib.sha256(text.encode()).hexdigest(), "ingested_at": now,
+                "text": text, "content_hash": hashlib.sha256(text.encode()).hexdigest(), "ingested_at": now,
             },
             "links": links,
         })
@@ -126,9 +133,8 @@ def evidence(name: str, rng: random.Random) -> dict[str, object]:
     }
 
 
-CASE_PROPERTIES = ("case_id", "title", "source", "published", "published_on", "text", "detection", "remediation",
-                   "lessons", "layout", "content_hash", "ingested_at")
-EVIDENCE_PROPERTIES = ("sentence", "mention", "start", "end", "method", "confidence", "section")
+CASE_PROPERTIES = property_names(Case)
+EVIDENCE_PROPERTIES = property_names(Evidence)
 
 # One statement per batch; per-type link subqueries are built from the closed set of entity types.
 # Properties are spelled out: `SET x = map` could write any key, which forces an Eager barrier
@@ -161,7 +167,3 @@ def write_synthetic_graph(driver: Driver, shape: SyntheticShape, batch_size: int
     driver.execute_query("CALL db.awaitIndexes(600)")  # the full-text index catches up
     return written
 
-
-def clear_graph(driver: Driver, batch_size: int = 2_000) -> int:
-    """Empty the graph, cases first in batches (see admin.reset_data)."""
-    return reset_data(driver, batch_size)

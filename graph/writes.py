@@ -1,4 +1,7 @@
-"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only."""
+"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only.
+
+Errors come out as graph/errors.py classes (GraphUnavailable, ConstraintViolated, GraphError).
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,11 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
-from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.graph.errors import graph_errors
+from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
+from incident_graph.schema.models import Case, Evidence, property_names
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Concept
-
-RELATIONSHIP_TYPES = [entity_type.relationship for entity_type in ENTITY_TYPES]
 
 # Labels and relationship types cannot be parameters in Cypher; these statements are built once
 # from the closed set in schema.entity_types, never from input.
@@ -55,22 +58,14 @@ def stored_hash(tx: ManagedTransaction, case_id: str) -> str | None:
     return record["hash"] if record else None
 
 
+CASE_PROPERTIES = property_names(Case)
+EVIDENCE_PROPERTIES = property_names(Evidence)
+
+
 def case_properties(case: ExtractedCase) -> dict[str, object]:
-    return {
-        "case_id": case.case_id,
-        "title": case.title,
-        "source": case.source,
-        "published": case.published,
-        "published_on": case.published_on,
-        "text": case.text,
-        "detection": case.detection,
-        "detection_methods": list(case.detection_methods),
-        "remediation": list(case.remediation),
-        "lessons": case.lessons,
-        "layout": case.layout,
-        "content_hash": case.content_hash,
-        "ingested_at": datetime.now(timezone.utc),
-    }
+    """The Case node's properties (schema/models.py), from the fields of the same names; ingested now."""
+    properties = {name: getattr(case, name) for name in CASE_PROPERTIES if name != "ingested_at"}
+    return {**properties, "ingested_at": datetime.now(timezone.utc)}
 
 
 def link_parameters(mention: Mention) -> dict[str, object]:
@@ -79,19 +74,18 @@ def link_parameters(mention: Mention) -> dict[str, object]:
         "aliases": list(mention.aliases),
         "description": mention.description,
         "known": "taxonomy" if mention.known else "extracted",
-        "evidence": {
-            "sentence": mention.sentence,
-            "mention": mention.mention,
-            "start": mention.start,
-            "end": mention.end,
-            "method": mention.method,
-            "confidence": mention.confidence,
-            "section": mention.section,
-        },
+        "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES},
     }
 
 
-def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | None] | None = None) -> str:
+def write_action(stored: str | None, content_hash: str) -> str:
+    """What writing a case with this hash does, given the hash stored before (None: no such case)."""
+    if stored == content_hash:
+        return "skipped"
+    return "updated" if stored is not None else "added"
+
+
+def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | None] | None = None) -> None:
     """Write a case and its links; an existing case loses its old links first.
 
     `seen`, when given, collects the stored hash each attempt found (the first is what was there
@@ -100,13 +94,13 @@ def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | N
     previous = stored_hash(tx, case.case_id)
     if seen is not None:
         seen.append(previous)
-    if previous == case.content_hash:
-        return "skipped"
+    if write_action(previous, case.content_hash) == "skipped":
+        return
     tx.run(
         "MERGE (c:Case {case_id: $case_id}) "
         "WITH c OPTIONAL MATCH (c)-[r]->() WHERE type(r) IN $relationship_types DELETE r",
         case_id=case.case_id,
-        relationship_types=RELATIONSHIP_TYPES,
+        relationship_types=list(RELATIONSHIPS),
     ).consume()
     tx.run("MATCH (c:Case {case_id: $case_id}) SET c = $properties",
            case_id=case.case_id, properties=case_properties(case)).consume()
@@ -115,7 +109,6 @@ def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | N
         if links:
             tx.run(LINK_STATEMENTS[entity_type.label], case_id=case.case_id, links=links).consume()
     remove_orphaned_extracted_entities(tx)
-    return "updated" if previous is not None else "added"
 
 
 def remove_orphaned_extracted_entities(tx: ManagedTransaction) -> None:
@@ -138,17 +131,16 @@ def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
     attempt found, so a landed-but-unacknowledged commit still counts as added or updated.
     """
     seen: list[str | None] = []
-    for attempt in range(1, COMMIT_ATTEMPTS + 1):
-        try:
-            with driver.session() as session:
-                session.execute_write(replace_case, case, seen)
-            break
-        except IncompleteCommit:
-            if attempt == COMMIT_ATTEMPTS:
-                raise
-    before = seen[0]
-    action = "skipped" if before == case.content_hash else "updated" if before is not None else "added"
-    return WriteOutcome(case.case_id, action)
+    with graph_errors():
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            try:
+                with driver.session() as session:
+                    session.execute_write(replace_case, case, seen)
+                break
+            except IncompleteCommit:
+                if attempt == COMMIT_ATTEMPTS:
+                    raise
+    return WriteOutcome(case.case_id, write_action(seen[0], case.content_hash))
 
 
 def delete_case(driver: Driver, case_id: str) -> bool:
@@ -159,7 +151,7 @@ def delete_case(driver: Driver, case_id: str) -> bool:
         remove_orphaned_extracted_entities(tx)
         return bool(record and record["deleted"])
 
-    with driver.session() as session:
+    with graph_errors(), driver.session() as session:
         return session.execute_write(delete)
 
 
@@ -176,16 +168,16 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         for label, rows in by_label.items():
             tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume()
 
-    with driver.session() as session:
+    with graph_errors(), driver.session() as session:
         session.execute_write(write)
-
 
 
 def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
     """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
-    records = driver.execute_query(
-        "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
-        "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
-        labels=[entity_type.label for entity_type in ENTITY_TYPES],
-    ).records
+    with graph_errors():
+        records = driver.execute_query(
+            "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
+            "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
+            labels=list(LABELS),
+        ).records
     return [(record["label"], record["name"]) for record in records]

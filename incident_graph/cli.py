@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -28,9 +30,35 @@ app.add_typer(db_app, name="db")
 console = Console()
 errors = Console(stderr=True)
 
+
+@app.callback()
+def log_to_stderr() -> None:
+    # One format for every log line on stderr, the driver's notifications included (without a
+    # handler Python prints a bare WARNING message).
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
 UriOption = typer.Option(None, "--uri", help="Bolt URI [env NEO4J_URI, default bolt://127.0.0.1:7687].")
 UserOption = typer.Option(None, "--user", help="Neo4j user [env NEO4J_USER, default neo4j].")
 PasswordOption = typer.Option(None, "--password", help="Neo4j password [env NEO4J_PASSWORD].")
+
+# The API's options, for `serve` and `up` alike.
+HostOption = typer.Option("127.0.0.1", "--host", help="Interface to listen on.")
+PortOption = typer.Option(8000, "--port", help="Port to listen on.")
+TokenOption = typer.Option(
+    None, "--token", envvar="INCIDENT_GRAPH_API_TOKEN", show_envvar=False,
+    help="Enable the mutations, for clients sending `Authorization: Bearer <token>` "
+         "[env INCIDENT_GRAPH_API_TOKEN; default: read-only].",
+)
+NoIntrospectionOption = typer.Option(
+    False, "--no-introspection", help="Refuse __schema/__type queries (and serve no GraphiQL).")
+MaxConcurrentReadsOption = typer.Option(
+    DEFAULT_CONCURRENT_READS, "--max-concurrent-reads", min=1, metavar="N",
+    help="Requests reading from Neo4j at once; the others wait their turn (up to 60 s).")
+
+
+class OutputFormat(str, Enum):
+    json = "json"  # the stable contract
+    table = "table"
 
 
 def settings_from(uri: str | None, user: str | None, password: str | None) -> Settings:
@@ -44,7 +72,8 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 @contextmanager
 def connected(settings: Settings) -> Iterator["object"]:
-    from incident_graph.graph.connection import GraphUnavailable, connect
+    from incident_graph.graph.connection import connect
+    from incident_graph.graph.errors import GraphUnavailable
 
     try:
         driver = connect(settings)
@@ -101,7 +130,7 @@ def neo4j_status(uri: Optional[str] = UriOption, password: Optional[str] = Passw
 # ------------------------------------------------------------------ ingest, extract, eval
 
 
-PathsArgument = typer.Argument(..., metavar="PATH...", help="Files or folders of write-ups (.md, .txt, .json, .jsonl); - for stdin.")
+PathsArgument = typer.Argument(..., metavar="PATH", help="Files or folders of write-ups (.md, .txt, .json, .jsonl); - for stdin.")
 IncludeOption = typer.Option(list(DEFAULT_INCLUDE_GLOBS), "--include", "-i", metavar="GLOB",
                              help="Glob of file names to read inside folders; repeat for several.")
 MaxBytesOption = typer.Option(1_000_000, "--max-bytes", metavar="BYTES", help="Refuse write-ups larger than this.")
@@ -135,12 +164,12 @@ def ingest(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from incident_graph.graph.admin import install_schema
-    from incident_graph.ingest.loader import ingest_writeups, write_report
+    from incident_graph.graph.admin import install_constraints_and_indexes
+    from incident_graph.ingest.ingestion import ingest_writeups, write_report
 
     items = read_inputs(paths, include, max_bytes)
     with connected(settings_from(uri, user, password)) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    TextColumn("{task.description}"))
         with Progress(*columns, console=errors, transient=True) as bar:
@@ -166,7 +195,7 @@ def ingest(
 @app.command("extract")
 def extract(
     paths: list[str] = PathsArgument,
-    output_format: str = typer.Option("json", "--format", help="json (the stable contract) or table."),
+    output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json (the stable contract) or table."),
     include: list[str] = IncludeOption,
     max_bytes: int = MaxBytesOption,
 ) -> None:
@@ -174,9 +203,8 @@ def extract(
     from incident_graph.ingest.extract import Extractor, as_json
     from incident_graph.ingest.pipeline import default_pipeline
     from incident_graph.ingest.readers import ReadFailure
+    from incident_graph.schema.entity_types import BY_KEY
 
-    if output_format not in ("json", "table"):
-        raise fail(f"--format must be json or table, not {output_format!r}", code=2)
     extractor = Extractor(default_pipeline())
     results: list[dict[str, object]] = []
     failed = 0
@@ -186,13 +214,12 @@ def extract(
             errors.print(f"[red]failed[/] {item.origin}: {item.message}", highlight=False, soft_wrap=True)
             continue
         results.append(as_json(extractor.extract(item)))  # type: ignore[arg-type]
-    if output_format == "json":
+    if output_format is OutputFormat.json:
         typer.echo(json.dumps(results, indent=2, ensure_ascii=False))
     else:
         for result in results:
             rows = [{"type": key, "name": m["name"], "mention": m["mention"], "confidence": m["confidence"]}
-                    for key in ("organisations", "symptoms", "root_causes", "components", "contributing_factors")
-                    for m in result[key]]  # type: ignore[union-attr]
+                    for key in BY_KEY for m in result[key]]  # type: ignore[union-attr]
             print_table(f"{result['id']}: {result['title']}", ["type", "name", "mention", "confidence"], rows)
     if failed:
         raise typer.Exit(1)
@@ -278,30 +305,34 @@ def train_classifier(
 
 @app.command("up")
 def up(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to serve on."),
-    port: int = typer.Option(8000, "--port", help="Port to serve on."),
+    host: str = HostOption,
+    port: int = PortOption,
     external_neo4j: bool = typer.Option(False, "--external-neo4j",
-                                        help="Use the Neo4j at NEO4J_URI as it is; do not start one."),
+                                        help="Use the Neo4j at --uri (NEO4J_URI) as it is; do not start one."),
     corpus: Optional[list[Path]] = typer.Option(None, "--corpus", metavar="PATH",
                                                 help="Write-ups to ingest [default: the bundled corpus]."),
-    token: Optional[str] = typer.Option(None, "--token", envvar="INCIDENT_GRAPH_API_TOKEN",
-                                        help="Enable mutations, guarded by this bearer token."),
+    token: Optional[str] = TokenOption,
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+    no_introspection: bool = NoIntrospectionOption,
+    max_concurrent_reads: int = MaxConcurrentReadsOption,
 ) -> None:
     """The main job: start Neo4j, install the schema, ingest the corpus, serve the API and page."""
     from incident_graph.api.app import serve
     from incident_graph.graph import server
-    from incident_graph.graph.admin import install_schema
+    from incident_graph.graph.admin import install_constraints_and_indexes
     from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths
+    from incident_graph.ingest.ingestion import ingest_paths
 
-    settings = Settings.from_env()
+    settings = api_settings(uri, user, password, token)
     if not external_neo4j:
         try:
             server.start(settings, progress=lambda message: errors.print(message, highlight=False))
         except server.ServerError as error:
             raise fail(str(error)) from None
     with connected(settings) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
         errors.print("Ingesting the corpus...", highlight=False)
         summary = ingest_paths(driver, corpus or [bundled_corpus_dir()])
     for failure in summary.failed:
@@ -309,7 +340,8 @@ def up(
     console.print(f"cases: {len(summary.added)} added, {len(summary.updated)} updated, "
                   f"{len(summary.skipped)} unchanged, {len(summary.failed)} failed", highlight=False)
     console.print(f"Serving the Incident Library on http://{host}:{port}/ (GraphQL at /graphql)", highlight=False)
-    serve(settings, host=host, port=port, token=token)
+    serve(settings, host=host, port=port, token=token, introspection=not no_introspection,
+          max_concurrent_reads=max_concurrent_reads)
 
 
 # ------------------------------------------------------------------ db
@@ -320,10 +352,10 @@ def db_init(
     uri: Optional[str] = UriOption, user: Optional[str] = UserOption, password: Optional[str] = PasswordOption
 ) -> None:
     """Install constraints and indexes (safe to run again)."""
-    from incident_graph.graph.admin import install_schema
+    from incident_graph.graph.admin import install_constraints_and_indexes
 
     with connected(settings_from(uri, user, password)) as driver:
-        install_schema(driver)
+        install_constraints_and_indexes(driver)
     console.print("Schema installed: constraints and indexes are in place.")
 
 
@@ -370,31 +402,30 @@ def db_reset(
 # ------------------------------------------------------------------ api
 
 
+def api_settings(uri: str | None, user: str | None, password: str | None, token: str | None) -> Settings:
+    """The settings of a command that serves the API (serve, up); an empty token is refused, not
+    taken for none."""
+    if token is not None and not token.strip():
+        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    return settings_from(uri, user, password)
+
+
 @app.command("serve")
 def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on."),
-    token: Optional[str] = typer.Option(
-        None, "--token", envvar="INCIDENT_GRAPH_API_TOKEN", show_envvar=False,
-        help="Enable the mutations, for clients sending `Authorization: Bearer <token>` "
-             "[env INCIDENT_GRAPH_API_TOKEN; default: read-only].",
-    ),
+    host: str = HostOption,
+    port: int = PortOption,
+    token: Optional[str] = TokenOption,
     uri: Optional[str] = UriOption,
     user: Optional[str] = UserOption,
     password: Optional[str] = PasswordOption,
-    no_introspection: bool = typer.Option(
-        False, "--no-introspection", help="Refuse __schema/__type queries (and serve no GraphiQL)."),
-    max_concurrent_reads: int = typer.Option(
-        DEFAULT_CONCURRENT_READS, "--max-concurrent-reads", min=1, metavar="N",
-        help="Requests reading from Neo4j at once; the others wait their turn (up to 60 s)."),
+    no_introspection: bool = NoIntrospectionOption,
+    max_concurrent_reads: int = MaxConcurrentReadsOption,
 ) -> None:
     """Serve the GraphQL API (GraphiQL at /graphql, health at /healthz)."""
     from incident_graph.api.app import serve as serve_api
     from incident_graph.graph.connection import server_answers
 
-    settings = settings_from(uri, user, password)
-    if token is not None and not token.strip():
-        raise fail("--token is empty; omit it for a read-only server.", code=2)
+    settings = api_settings(uri, user, password, token)
     if not server_answers(settings):
         # Serve anyway: /healthz reports 503 until Neo4j answers, and queries work once it does.
         errors.print(f"warning: no Neo4j answers at {settings.uri} yet; /healthz will say so.", highlight=False)
@@ -410,7 +441,7 @@ def export_schema(
     output: Optional[Path] = typer.Option(None, "--output", help="Where to write [default: schema/schema.graphql]."),
 ) -> None:
     """Write the GraphQL SDL of the API to schema/schema.graphql."""
-    from incident_graph.api.schema import SDL_PATH, export_sdl, sdl_is_current
+    from incident_graph.api.graphql_schema import SDL_PATH, export_sdl, sdl_is_current
 
     path = output or SDL_PATH
     if check:
@@ -439,5 +470,26 @@ def print_counts(title: str, counts: dict[str, int]) -> None:
     console.print(table)
 
 
-def main() -> None:  # pragma: no cover - console script entry
-    app()
+# ------------------------------------------------------------------ docs
+
+
+def command_table() -> str:
+    """The README's table of commands, made from their --help (`make docs` runs cog, which writes it
+    into README.md; a test fails when the README's copy is stale)."""
+
+    def rows(command: Any, path: list[str], parent: Any = None) -> Iterator[str]:
+        context = command.make_context(path[-1], [], parent=parent, resilient_parsing=True)
+        if hasattr(command, "list_commands"):  # a group: its commands, as its --help lists them
+            for name in command.list_commands(context):
+                yield from rows(command.get_command(context, name), [*path, name], context)
+            return
+        arguments = [piece for piece in command.collect_usage_pieces(context) if piece != "[OPTIONS]"]
+        options = [record[0] for param in command.get_params(context)
+                   if param.param_type_name == "option" and param.name != "help"
+                   and (record := param.get_help_record(context))]
+        what = " ".join((command.help or "").split("\n\n")[0].split())
+        cells = [f"`{' '.join([*path, *arguments])}`", "<br>".join(f"`{option}`" for option in options), what]
+        yield "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    header = ["| command | options | what it does |", "|---|---|---|"]
+    return "\n".join([*header, *rows(typer.main.get_command(app), ["incident-graph"])]) + "\n"

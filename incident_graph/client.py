@@ -8,39 +8,40 @@
             print(edge["node"]["id"], edge["node"]["title"])
         for diagnosis in graph.diagnose(["loss spike", "crash loop"]):
             print(diagnosis["rootCause"]["name"], diagnosis["score"])
+        case = graph.case_node("gitlab-2017-database-deletion")   # a neomodel object
+        print([cause.name for cause in case.root_causes.all()])
 
-Every method runs a GraphQL document against the same read-only schema the server exposes (same
-limits, same answers) and returns the `data` of the answer as plain dicts with the API's field
-names. `query()` runs any document. Errors raise GraphQueryError.
+Every method but `case_node` runs a GraphQL document against the same read-only schema the server
+exposes (same limits, same answers) and returns the `data` of the answer as plain dicts with the
+API's field names. `query()` runs any document. Errors raise GraphQueryError. `case_node` and the
+classes of incident_graph.schema.models walk the graph as Python objects (neomodel), and `driver`
+runs Cypher: all three over the one connection `Graph.connect` opened.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import date
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
+from anyio.from_thread import start_blocking_portal
 from neo4j import Driver
 
 from incident_graph.config import Settings
-
-T = TypeVar("T")
-
-CASE_SUMMARY = """
-fragment CaseSummary on Case {
-  id title source published publishedOn
-  symptoms { entity { name } }
-  rootCauses { entity { name } }
-  components { entity { name } }
-  contributingFactors { entity { name } }
-  organisations { entity { name } }
-}
-"""
+from incident_graph.schema.entity_types import BY_KEY, ENTITY_TYPES
 
 EVIDENCE = "evidence { sentence mention start end method confidence section }"
+ENTITY_LINKS = " ".join(f"{t.graphql_field} {{ entity {{ name }} }}" for t in ENTITY_TYPES)
+ENTITY_LINKS_WITH_EVIDENCE = " ".join(f"{t.graphql_field} {{ entity {{ name }} {EVIDENCE} }}" for t in ENTITY_TYPES)
+
+CASE_SUMMARY = f"""
+fragment CaseSummary on Case {{
+  id title source published publishedOn
+  {ENTITY_LINKS}
+}}
+"""
 
 CASES_QUERY = CASE_SUMMARY + """
 query Cases($filter: CaseFilter, $first: Int, $after: String) {
@@ -56,11 +57,7 @@ CASE_QUERY = f"""
 query Case($id: ID!) {{
   case(id: $id) {{
     id title source published publishedOn text detection remediation lessons layout ingestedAt
-    symptoms {{ entity {{ name }} {EVIDENCE} }}
-    rootCauses {{ entity {{ name }} {EVIDENCE} }}
-    components {{ entity {{ name }} {EVIDENCE} }}
-    contributingFactors {{ entity {{ name }} {EVIDENCE} }}
-    organisations {{ entity {{ name }} {EVIDENCE} }}
+    {ENTITY_LINKS_WITH_EVIDENCE}
   }}
 }}
 """
@@ -96,13 +93,9 @@ query Related($id: ID!, $via: [EntityType!], $first: Int) {
 }
 """
 
+# Every spelling related_cases accepts for a type (ROOT_CAUSE, RootCause, root_causes), to its enum value.
 ENTITY_TYPE_NAMES = {
-    "SYMPTOM": "SYMPTOM", "SYMPTOMS": "SYMPTOM",
-    "ROOT_CAUSE": "ROOT_CAUSE", "ROOTCAUSE": "ROOT_CAUSE", "ROOT_CAUSES": "ROOT_CAUSE",
-    "COMPONENT": "COMPONENT", "COMPONENTS": "COMPONENT",
-    "CONTRIBUTING_FACTOR": "CONTRIBUTING_FACTOR", "CONTRIBUTINGFACTOR": "CONTRIBUTING_FACTOR",
-    "CONTRIBUTING_FACTORS": "CONTRIBUTING_FACTOR",
-    "ORGANISATION": "ORGANISATION", "ORGANISATIONS": "ORGANISATION",
+    spelling.upper(): t.graphql_enum for t in ENTITY_TYPES for spelling in (t.graphql_enum, t.label, t.key)
 }
 
 
@@ -122,62 +115,33 @@ def entity_type_name(value: str) -> str:
         raise ValueError(f"unknown entity type {value!r}; expected one of {sorted(set(ENTITY_TYPE_NAMES.values()))}")
 
 
-def verified_driver(settings: Settings) -> Driver:
-    """A driver that has proven it can talk to Neo4j. Unlike graph.connection.connect it leaves
-    neomodel's global connection alone: an embedding tool may have its own."""
-    from neo4j.exceptions import AuthError
-
-    from incident_graph.graph.connection import GraphUnavailable, open_driver
-
-    driver = open_driver(settings)
-    try:
-        driver.verify_connectivity()
-    except AuthError as error:
-        driver.close()
-        raise GraphUnavailable(f"Neo4j at {settings.uri} refused user {settings.user!r}.") from error
-    except Exception as error:
-        driver.close()
-        raise GraphUnavailable(f"No Neo4j answers at {settings.uri}.") from error
-    return driver
-
-
-class _LoopThread:
-    """A private event loop on a daemon thread: the schema is async (DataLoaders), and this works
-    the same from plain scripts and from notebooks that already run a loop."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="incident-graph-client", daemon=True)
-        self.thread.start()
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join()
-        self.loop.close()
-
-
 class Graph:
     """A connection to the incident graph; use `Graph.connect(...)`, then `close()` (or `with`)."""
 
     def __init__(self, driver: Driver, owns_driver: bool = True) -> None:
-        from incident_graph.api.schema import build_schema
+        from incident_graph.api.graphql_schema import build_schema
+        from incident_graph.graph.connection import bind_neomodel
 
-        self._driver = driver
+        bind_neomodel(driver)  # neomodel's objects (case_node) over this same driver
+        self.driver = driver  # for Cypher of your own, with every value a parameter
         self._owns_driver = owns_driver
         self._schema = build_schema(writable=False)
-        self._loop = _LoopThread()
+        # The schema is async (DataLoaders): a portal runs it on an event loop of its own, so this
+        # works the same from plain scripts and from notebooks that already run a loop.
+        self._resources = ExitStack()
+        self._portal = self._resources.enter_context(start_blocking_portal(name="incident-graph-client"))
         self._closed = False
 
     @classmethod
     def connect(cls, uri: str | None = None, user: str | None = None, password: str | None = None) -> Graph:
-        """Connect to Neo4j (arguments, else NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD, else defaults).
+        """Connect to Neo4j (arguments, else NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD, else defaults),
+        with neomodel bound to the same driver.
 
-        Raises incident_graph.graph.connection.GraphUnavailable when Neo4j does not answer.
+        Raises incident_graph.graph.errors.GraphUnavailable when Neo4j does not answer.
         """
-        return cls(verified_driver(Settings.from_env(uri=uri, user=user, password=password)))
+        from incident_graph.graph.connection import connect
+
+        return cls(connect(Settings.from_env(uri=uri, user=user, password=password)))
 
     # ---------------------------------------------------------------- any query
 
@@ -190,10 +154,10 @@ class Graph:
 
         async def execute() -> Any:
             return await self._schema.execute(
-                graphql, variable_values=variables or {}, context_value=request_context(self._driver)
+                graphql, variable_values=variables or {}, context_value=request_context(self.driver)
             )
 
-        result = self._loop.run(execute())
+        result = self._portal.call(execute)
         if result.errors:
             raise GraphQueryError([error.message for error in result.errors])
         return result.data or {}
@@ -202,32 +166,31 @@ class Graph:
 
     def cases(
         self,
-        symptoms: Sequence[str] | None = None,
-        root_causes: Sequence[str] | None = None,
-        components: Sequence[str] | None = None,
-        contributing_factors: Sequence[str] | None = None,
-        organisations: Sequence[str] | None = None,
         text: str | None = None,
         published_from: date | str | None = None,
         published_to: date | str | None = None,
         first: int = 20,
         after: str | None = None,
+        **names: Sequence[str],
     ) -> dict[str, Any]:
-        """A page of matching cases: {totalCount, pageInfo, edges: [{cursor, node}]}."""
-        case_filter = {
+        """A page of matching cases: {totalCount, pageInfo, edges: [{cursor, node}]}.
+
+        `names`: canonical names by entity type key (symptoms, root_causes, components,
+        contributing_factors, organisations), as CaseFilter takes them.
+        """
+        unknown = sorted(set(names) - set(BY_KEY))
+        if unknown:
+            raise TypeError(f"cases() got unknown filter {', '.join(unknown)}; expected some of {', '.join(BY_KEY)}")
+        case_filter: dict[str, Any] = {BY_KEY[key].graphql_field: list(values) for key, values in names.items()}
+        case_filter.update({
             name: value
             for name, value in {
-                "symptoms": list(symptoms) if symptoms is not None else None,
-                "rootCauses": list(root_causes) if root_causes is not None else None,
-                "components": list(components) if components is not None else None,
-                "contributingFactors": list(contributing_factors) if contributing_factors is not None else None,
-                "organisations": list(organisations) if organisations is not None else None,
                 "text": text,
                 "publishedFrom": str(published_from) if published_from is not None else None,
                 "publishedTo": str(published_to) if published_to is not None else None,
             }.items()
             if value is not None
-        }
+        })
         variables = {"filter": case_filter, "first": first, "after": after}
         return self.query(CASES_QUERY, variables)["cases"]
 
@@ -246,15 +209,24 @@ class Graph:
         variables = {"id": id, "via": [entity_type_name(v) for v in via] if via else None, "first": first}
         return self.query(RELATED_QUERY, variables)["relatedCases"]
 
+    # ---------------------------------------------------------------- neomodel objects
+
+    def case_node(self, id: str) -> Any:
+        """The case as a neomodel object (schema/models.py Case), or None: walk its links with
+        `case.root_causes.all()`, the evidence of one with `case.root_causes.relationship(cause)`."""
+        from incident_graph.schema.models import Case
+
+        return Case.nodes.get_or_none(case_id=id)
+
     # ---------------------------------------------------------------- lifetime
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._loop.close()
+        self._resources.close()
         if self._owns_driver:
-            self._driver.close()
+            self.driver.close()
 
     def __enter__(self) -> Graph:
         return self

@@ -13,7 +13,7 @@ DEFAULT_USER = "neo4j"
 DEFAULT_PASSWORD = "incident-graph"
 DEFAULT_STATE_DIR = ".incident-graph"
 
-# Requests the API lets read from Neo4j at once per process; the others queue (api/reader.py).
+# Requests the API lets read from Neo4j at once per process; the others queue (api/query_slots.py).
 DEFAULT_CONCURRENT_READS = 4
 
 

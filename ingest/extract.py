@@ -15,11 +15,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
-from incident_graph.ingest import readers
 from incident_graph.ingest.pipeline import model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
-from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
@@ -224,17 +223,18 @@ class Extractor:
         """The front matter's organisation, with its line as evidence, unless the text named it."""
         if not writeup.organisation:
             return []
-        name = self.resolver.resolve("Organisation", writeup.organisation.strip(),
-                                     known=self.taxonomy.get("Organisation", writeup.organisation.strip()) is not None)
-        for concept in self.taxonomy.of_type("Organisation"):
+        label = ORGANISATION.label
+        name = self.resolver.resolve(label, writeup.organisation.strip(),
+                                     known=self.taxonomy.get(label, writeup.organisation.strip()) is not None)
+        for concept in self.taxonomy.of_type(label):
             if fold(writeup.organisation) in {fold(concept.name), *map(fold, concept.synonyms)}:
                 name = concept.name
-        if any(m.type == "Organisation" and m.name == name for m in found):
+        if any(m.type == label and m.name == name for m in found):
             return []
         start, end, line = organisation_evidence(writeup)
-        concept = self.taxonomy.get("Organisation", name)
+        concept = self.taxonomy.get(label, name)
         return [Mention(
-            type="Organisation", name=name, mention=writeup.organisation, sentence=line,
+            type=label, name=name, mention=writeup.organisation, sentence=line,
             start=start, end=end, confidence=1.0, method="metadata", section="front_matter",
             aliases=concept.synonyms if concept else (), description=concept.description if concept else "",
             known=concept is not None,
@@ -242,11 +242,10 @@ class Extractor:
 
 
 def organisation_evidence(writeup: WriteUp) -> tuple[int, int, str]:
-    """Offsets of the organisation's value in the front matter and its line, found by the reader's
-    own parser, so they point at exactly the value read; (0, 0, "") when the text does not hold it
-    (a JSON record's field)."""
-    field = readers.organisation_field(readers.front_matter_fields(writeup.text))
-    if field is None or field.value != writeup.organisation:
+    """Offsets of the organisation's value in the front matter and its line, as the reader located
+    it; (0, 0, "") when the text does not hold it (a JSON record's field)."""
+    field = writeup.organisation_field
+    if field is None:
         return 0, 0, ""
     return field.start, field.end, field.line
 
@@ -317,9 +316,10 @@ def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
 
 
 def as_json(case: ExtractedCase) -> dict[str, object]:
-    """The `extract --format json` contract: evaluation tools read these keys."""
-    # `source` is the file it was read from, so scorers find it by file name; `url` is the
-    # source the write-up names (its front matter), when it names one.
+    """The `extract --format json` contract: evaluation tools read these keys (entity types in ENTITY_TYPES order).
+
+    `source` is the file it was read from, so scorers find a write-up by its file name; `url` is the
+    source the write-up names (its front matter), when it names one."""
     result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.origin or case.source,
                                  "url": case.source if case.source != case.origin else None, "model": case.model}
     for entity_type in ENTITY_TYPES:
@@ -327,6 +327,4 @@ def as_json(case: ExtractedCase) -> dict[str, object]:
     result["detection"] = list(case.detection_methods)
     result["remediations"] = list(case.remediation)
     result["lessons"] = list(case.lesson_items)
-    return {key: result[key] for key in (
-        "id", "title", "source", "url", "model", "organisations", "symptoms", "root_causes", "components",
-        "contributing_factors", "detection", "remediations", "lessons")}
+    return result

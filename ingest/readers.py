@@ -11,15 +11,18 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
+
+from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.records import first_day
 
 MAX_BYTES = 1_000_000
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
 JSON_SUFFIXES = {".json", ".jsonl", ".ndjson"}
 DEFAULT_INCLUDE = ("*.md", "*.markdown", "*.txt", "*.text", "*.json", "*.jsonl", "*.ndjson")
-SECTION_ORDER = ("Symptoms", "Root cause", "Component", "Contributing factor", "Detection", "Remediation", "Lessons")
+# The headings of a JSON record's `sections`, in the order they are composed into its text.
+SECTION_ORDER = (*(t.heading for t in ENTITY_TYPES if t.heading), "Detection", "Remediation", "Lessons")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.DOTALL)
 SURROGATE = re.compile("[\ud800-\udfff]")  # only JSON escapes can produce one; it is not valid Unicode
 
@@ -33,6 +36,9 @@ class WriteUp:
     published: str | None
     organisation: str | None
     origin: str  # where it came from, for messages: a path, path#record, or <stdin>
+    # Where the organisation stands in `text` (its front-matter field), for evidence; None when it
+    # is not in the text (a JSON record's field).
+    organisation_field: FrontMatterField | None = None
 
 
 @dataclass(frozen=True)
@@ -46,16 +52,15 @@ def slugify(value: str) -> str:
     return slug[:80] or "case"
 
 
-def parse_date(value: object, origin: str) -> str | None:
+def parse_date(value: object) -> str | None:
     if value in (None, ""):
         return None
     text = str(value).strip()
     shown = repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text):,} characters)"
     if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
         raise ValueError(f"field 'date' is {shown}; expected YYYY, YYYY-MM or YYYY-MM-DD")
-    parts = [int(p) for p in text.split("-")]
     try:
-        date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+        first_day(text)  # the graph stores it as a date (Case.published_on)
     except ValueError:
         raise ValueError(f"field 'date' is {shown}, not a calendar date") from None
     return text
@@ -177,16 +182,17 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
         title=title,
         source=fields.get("source") or origin,
         text=text,
-        published=metadata_date(fields.get("date"), origin, strict=FRONT_MATTER.match(text) is not None),
+        published=metadata_date(fields.get("date"), strict=FRONT_MATTER.match(text) is not None),
         organisation=organisation.value if organisation else None,
         origin=origin,
+        organisation_field=organisation,
     )
 
 
-def metadata_date(value: str | None, origin: str, strict: bool) -> str | None:
+def metadata_date(value: str | None, strict: bool) -> str | None:
     """Front matter's date must be a date; a `Date:` line under a title is prose, read if it can be."""
     try:
-        return parse_date(value, origin)
+        return parse_date(value)
     except ValueError:
         if strict:
             raise
@@ -242,7 +248,7 @@ def writeup_from_record(record: object, origin: str) -> WriteUp:
         title=title.strip(),
         source=str(record.get("source") or origin),
         text=text_from_record(record),
-        published=parse_date(record.get("date"), origin),
+        published=parse_date(record.get("date")),
         organisation=str(organisation) if organisation else None,
         origin=origin,
     )
@@ -297,7 +303,7 @@ def records_from_json(text: str, origin: str, lines: bool) -> Iterator[WriteUp |
 # ------------------------------------------------------------------ files and folders
 
 
-def decode(raw: bytes, origin: str) -> str:
+def decode(raw: bytes) -> str:
     if b"\x00" in raw:
         raise ValueError("binary content (NUL bytes); expected UTF-8 text")
     try:
@@ -313,7 +319,7 @@ def read_bytes(raw: bytes, origin: str, suffix: str, default_id: str,
             raise ValueError(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit (--max-bytes)")
         if not raw.strip():
             raise ValueError("the file is empty")
-        text = decode(raw, origin)
+        text = decode(raw)
         if not text.strip():  # a byte-order mark and nothing else
             raise ValueError("the file is empty")
     except ValueError as error:

@@ -10,14 +10,12 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 
-ENTITY_SECTIONS = {
-    "symptoms": "Symptom",
-    "root_cause": "RootCause",
-    "component": "Component",
-    "contributing_factor": "ContributingFactor",
-}
-SECTIONED_KINDS = {"symptoms", "root_cause", "component", "contributing_factor", "detection", "remediation", "lessons"}
-FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*\n", re.DOTALL)
+from incident_graph.ingest.readers import FRONT_MATTER, METADATA_LINE, metadata_block_start
+from incident_graph.schema.entity_types import ENTITY_TYPES
+
+# Section kind -> the entity label its items are (sections.toml names the kinds).
+ENTITY_SECTIONS = {entity_type.section: entity_type.label for entity_type in ENTITY_TYPES if entity_type.section}
+SECTIONED_KINDS = {*ENTITY_SECTIONS, "detection", "remediation", "lessons"}
 # The heading text runs to its last character that is not a space, tab or closing #. Greedy, so the
 # engine backtracks once from the end; a lazy `(.+?)[ \t#]*$` retried the tail at every position
 # and was quadratic on a long run of spaces inside the heading.
@@ -92,8 +90,6 @@ def heading_of(line: str, previous_blank: bool, known: dict[str, str]) -> tuple[
 
 def metadata_lines(text: str) -> tuple[int, int] | None:
     """(start, end) of the `Key: value` metadata lines under the title, as the reader reads them."""
-    from incident_graph.ingest.readers import METADATA_LINE, metadata_block_start
-
     start = metadata_block_start(text)
     if start is None:
         return None

@@ -1,11 +1,15 @@
 """The graph model as neomodel classes: what a Case and each entity hold, and their links.
 
-Writes go through incident_graph.graph (one transaction per case, MERGE semantics); these classes
-define the labels, properties and uniqueness constraints (`incident-graph db init` installs them)
-and give Python users typed objects to read.
+The one source of the node and relationship properties: `incident-graph db init` installs the
+constraints and range indexes declared here (unique_index, index), graph/ derives the property
+lists it writes from these classes, and the API reads the defaults from them. Python users walk the
+graph with these classes (incident_graph.Graph.case_node). Writes go through incident_graph.graph
+(one transaction per case, MERGE semantics), not through these classes.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from neomodel import (
     ArrayProperty,
@@ -18,6 +22,17 @@ from neomodel import (
     StringProperty,
     StructuredNode,
     StructuredRel,
+)
+
+from incident_graph.schema.entity_types import (
+    BROADER,
+    COMPONENT,
+    CONTRIBUTING_FACTOR,
+    ENTITY_TYPES,
+    ORGANISATION,
+    ROOT_CAUSE,
+    SYMPTOM,
+    EntityType,
 )
 
 
@@ -42,56 +57,66 @@ class Entity(StructuredNode):
     known = StringProperty(default="taxonomy")  # taxonomy, or extracted for a new mention
 
 
-class Symptom(Entity):
-    broader = RelationshipTo("Symptom", "BROADER")
-    narrower = RelationshipFrom("Symptom", "BROADER")
-    cases = RelationshipFrom("Case", "HAS_SYMPTOM", model=Evidence)
+def entity_node_class(entity_type: EntityType) -> type[Entity]:
+    """The node class of one entity type: its label, its broader and narrower concepts, its cases."""
+    return type(entity_type.label, (Entity,), {
+        "__module__": __name__,
+        "__doc__": f"A {entity_type.title.lower()}, linked from cases by {entity_type.relationship}.",
+        "broader": RelationshipTo(entity_type.label, BROADER),
+        "narrower": RelationshipFrom(entity_type.label, BROADER),
+        "cases": RelationshipFrom("Case", entity_type.relationship, model=Evidence),
+    })
 
 
-class RootCause(Entity):
-    broader = RelationshipTo("RootCause", "BROADER")
-    narrower = RelationshipFrom("RootCause", "BROADER")
-    cases = RelationshipFrom("Case", "HAS_ROOT_CAUSE", model=Evidence)
+ENTITY_NODE_CLASSES: dict[str, type[Entity]] = {t.label: entity_node_class(t) for t in ENTITY_TYPES}
+# Module names for imports (from incident_graph.schema.models import Symptom); the test of entity
+# types checks there is one for each type.
+Symptom = ENTITY_NODE_CLASSES[SYMPTOM.label]
+RootCause = ENTITY_NODE_CLASSES[ROOT_CAUSE.label]
+Component = ENTITY_NODE_CLASSES[COMPONENT.label]
+ContributingFactor = ENTITY_NODE_CLASSES[CONTRIBUTING_FACTOR.label]
+Organisation = ENTITY_NODE_CLASSES[ORGANISATION.label]
 
 
-class Component(Entity):
-    broader = RelationshipTo("Component", "BROADER")
-    narrower = RelationshipFrom("Component", "BROADER")
-    cases = RelationshipFrom("Case", "INVOLVES_COMPONENT", model=Evidence)
+class CaseProperties(StructuredNode):
+    """What a case holds; `Case` adds its links to the entities."""
 
+    __abstract_node__ = True
 
-class ContributingFactor(Entity):
-    broader = RelationshipTo("ContributingFactor", "BROADER")
-    narrower = RelationshipFrom("ContributingFactor", "BROADER")
-    cases = RelationshipFrom("Case", "HAS_CONTRIBUTING_FACTOR", model=Evidence)
-
-
-class Organisation(Entity):
-    broader = RelationshipTo("Organisation", "BROADER")
-    narrower = RelationshipFrom("Organisation", "BROADER")
-    cases = RelationshipFrom("Case", "INVOLVES_ORGANISATION", model=Evidence)
-
-
-class Case(StructuredNode):
     case_id = StringProperty(unique_index=True, required=True)  # stable: from file name or record id
     title = StringProperty(required=True)
     source = StringProperty(default="")  # file path or URL
     published = StringProperty()  # as written: YYYY, YYYY-MM or YYYY-MM-DD
-    published_on = DateProperty()  # first day of `published`, for date ranges
+    published_on = DateProperty(index=True)  # first day of `published`, for date ranges
     text = StringProperty(required=True)  # the write-up's text; evidence offsets point into it
     detection = StringProperty(default="")  # the Detection section as written
     detection_methods = ArrayProperty(StringProperty(), default=list)
     remediation = ArrayProperty(StringProperty(), default=list)
     lessons = StringProperty(default="")
     layout = StringProperty(default="free-form")  # sectioned or free-form
-    content_hash = StringProperty(required=True)
+    content_hash = StringProperty(required=True, index=True)  # unchanged write-ups are skipped by it
     ingested_at = DateTimeNeo4jFormatProperty()
 
-    symptoms = RelationshipTo(Symptom, "HAS_SYMPTOM", model=Evidence)
-    root_causes = RelationshipTo(RootCause, "HAS_ROOT_CAUSE", model=Evidence)
-    components = RelationshipTo(Component, "INVOLVES_COMPONENT", model=Evidence)
-    contributing_factors = RelationshipTo(ContributingFactor, "HAS_CONTRIBUTING_FACTOR", model=Evidence)
-    organisations = RelationshipTo(Organisation, "INVOLVES_ORGANISATION", model=Evidence)
+
+Case = type("Case", (CaseProperties,), {
+    "__module__": __name__,
+    "__doc__": "One incident write-up and what was extracted from it.",
+    **{t.key: RelationshipTo(ENTITY_NODE_CLASSES[t.label], t.relationship, model=Evidence) for t in ENTITY_TYPES},
+})
+
+NODE_CLASSES = (Case, *ENTITY_NODE_CLASSES.values())
+
+# Full-text indexes span several properties (and labels), which neomodel cannot declare.
+CASE_TEXT_PROPERTIES = ("title", "text", "detection", "lessons")
+ENTITY_TEXT_PROPERTIES = ("name", "description")
 
 
-NODE_CLASSES = (Case, Symptom, RootCause, Component, ContributingFactor, Organisation)
+def property_names(node_class: type[StructuredNode] | type[StructuredRel]) -> tuple[str, ...]:
+    """The class's properties, in the order they are declared."""
+    return tuple(node_class.defined_properties(aliases=False, rels=False))
+
+
+def property_defaults(node_class: type[StructuredNode]) -> dict[str, Any]:
+    """A fresh default for each property that has one (what a missing value reads as)."""
+    return {name: prop.default_value() for name, prop in node_class.defined_properties(aliases=False, rels=False).items()
+            if prop.has_default}

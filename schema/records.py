@@ -8,6 +8,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 
+def first_day(published: str) -> date:
+    """The first day of a date written YYYY, YYYY-MM or YYYY-MM-DD; ValueError off the calendar."""
+    parts = [int(part) for part in published.split("-")]
+    return date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+
+
 @dataclass(frozen=True)
 class Mention:
     """One entity found in a write-up, with the evidence behind it."""
@@ -56,10 +62,7 @@ class ExtractedCase:
 
     @property
     def published_on(self) -> date | None:
-        if not self.published:
-            return None
-        parts = [int(part) for part in self.published.split("-")]
-        return date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+        return first_day(self.published) if self.published else None
 
     @property
     def content_hash(self) -> str:

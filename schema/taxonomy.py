@@ -41,18 +41,6 @@ class Taxonomy:
     def of_type(self, label: str) -> list[Concept]:
         return [concept for concept in self.concepts if concept.type == label]
 
-    def narrower_names(self, label: str, name: str) -> set[str]:
-        """The concept and everything under it, following `broader` down."""
-        found = {name}
-        frontier = [name]
-        while frontier:
-            parent = frontier.pop()
-            for concept in self.of_type(label):
-                if concept.broader == parent and concept.name not in found:
-                    found.add(concept.name)
-                    frontier.append(concept.name)
-        return found
-
 
 def default_taxonomy_dir() -> Path:
     return Path(str(resources.files("incident_graph.schema").joinpath("taxonomy")))

@@ -16,7 +16,7 @@ from neo4j import Driver
 
 from incident_graph.config import Settings
 from incident_graph.graph import server
-from incident_graph.graph.admin import install_schema, reset_data
+from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import connect
 
 REPO = Path(__file__).resolve().parent.parent
@@ -65,7 +65,7 @@ def neo4j_settings() -> Iterator[Settings]:
 @pytest.fixture(scope="session")
 def driver(neo4j_settings: Settings) -> Iterator[Driver]:
     driver = connect(neo4j_settings)
-    install_schema(driver)
+    install_constraints_and_indexes(driver)
     yield driver
     driver.close()
 
@@ -81,7 +81,7 @@ def empty_graph(driver: Driver) -> Driver:
 def corpus_graph(driver: Driver) -> Driver:
     """The bundled corpus, ingested as `incident-graph ingest` would (once per test module)."""
     from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths
+    from incident_graph.ingest.ingestion import ingest_paths
 
     reset_data(driver)
     summary = ingest_paths(driver, [bundled_corpus_dir()])

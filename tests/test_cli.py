@@ -90,3 +90,19 @@ def test_eval_counts_the_gold_names_the_taxonomy_knows(tmp_path):
     assert reports["dev"]["gold_in_taxonomy"] == {"known": 1, "total": 2, "share": 0.5}
     assert reports["dev"]["overall"]["tp"] == 1 and reports["dev"]["overall"]["fn"] == 1
     assert reports["train"]["gold_in_taxonomy"] == {"known": 0, "total": 0, "share": 0.0}
+
+
+def test_extract_refuses_an_unknown_format(tmp_path):
+    path = tmp_path / "case.md"
+    path.write_text("# GPU trouble\n\nThe loss spiked.\n")
+    result = runner.invoke(app, ["extract", str(path), "--format", "xml"])
+    assert result.exit_code == 2
+    assert "'xml' is not one of 'json', 'table'" in result.output.replace("\n", " ")
+
+
+def test_up_takes_the_connection_and_limit_options_of_serve():
+    import typer
+
+    commands = {command.name: command for command in typer.main.get_command(app).commands.values()}
+    options = {name: {opt for param in command.params for opt in param.opts} for name, command in commands.items()}
+    assert options["serve"] <= options["up"]

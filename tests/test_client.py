@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from incident_graph import Graph, GraphQueryError
-from incident_graph.graph.connection import GraphUnavailable
+from incident_graph.graph.errors import GraphUnavailable
 
 from .api.example import load_example
 
@@ -49,6 +49,16 @@ def test_case(graph):
     assert symptom["entity"]["name"] == "loss spike"
     assert case["text"][symptom["evidence"]["start"]:symptom["evidence"]["end"]] == "loss spike"
     assert graph.case("no-such-case") is None
+
+
+def test_case_node_walks_the_same_graph_as_neomodel_objects(graph):
+    case = graph.case_node("gpu-sdc-bytedance")
+    assert case.title == "Defective GPUs silently corrupt LLM training"
+    [cause] = case.root_causes.all()
+    assert cause.name == "silent data corruption"
+    evidence = case.root_causes.relationship(cause)
+    assert case.text[evidence.start:evidence.end] == evidence.mention
+    assert graph.case_node("no-such-case") is None
 
 
 def test_diagnose(graph):

@@ -22,7 +22,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import incident_graph
 from incident_graph.api.page import STATIC_DIR
-from incident_graph.api.schema import SDL_PATH
+from incident_graph.api.graphql_schema import SDL_PATH
 from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
 from incident_graph.ingest.extract import Extractor
 from incident_graph.ingest.pipeline import build_pipeline

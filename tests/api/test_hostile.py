@@ -20,8 +20,9 @@ from neo4j import Driver
 
 from incident_graph.api import limits
 from incident_graph.api.app import create_app
+from incident_graph.api.errors import MASKED_MESSAGE
 
-from .test_round_trips import CountingDriver
+from .test_round_trips import QueryLog
 
 pytestmark = pytest.mark.anyio
 
@@ -31,9 +32,9 @@ MEGABYTE = "x" * 1_000_000
 
 
 class Hostile:
-    """An app in-process whose driver counts every Cypher query it is asked to run."""
+    """An app in-process whose query trace keeps every Cypher query it runs."""
 
-    def __init__(self, http: httpx.AsyncClient, counting: CountingDriver) -> None:
+    def __init__(self, http: httpx.AsyncClient, counting: QueryLog) -> None:
         self.http = http
         self.counting = counting
 
@@ -51,7 +52,7 @@ class Hostile:
             errors = response.json()["errors"]
             assert errors and (response.json().get("data") is None or all(e.get("path") for e in errors))
             message = errors[0]["message"]
-            assert message != limits.MASKED_MESSAGE
+            assert message != MASKED_MESSAGE
         else:
             message = response.text
         assert self.counting.queries == [], f"Cypher ran for a refused request: {self.counting.queries}"
@@ -67,9 +68,9 @@ class Hostile:
         assert body["data"]["case"]["id"] == NORMAL_ANSWER
 
 
-async def hostile_client(driver: Driver, settings: Any, introspection: bool = True) -> tuple[httpx.AsyncClient, CountingDriver]:
-    counting = CountingDriver(driver)
-    app = create_app(settings, None, driver=counting, introspection=introspection)  # type: ignore[arg-type]
+async def hostile_client(driver: Driver, settings: Any, introspection: bool = True) -> tuple[httpx.AsyncClient, QueryLog]:
+    counting = QueryLog()
+    app = create_app(settings, None, driver=driver, introspection=introspection, trace=counting)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver"), counting
 
 
@@ -376,7 +377,7 @@ def graph_fingerprint(driver: Driver) -> tuple[Any, ...]:
 
 def assert_clean(body: dict[str, Any], value: str) -> None:
     for error in body.get("errors", []):
-        assert error["message"] != limits.MASKED_MESSAGE, (value, body)
+        assert error["message"] != MASKED_MESSAGE, (value, body)
         assert error["message"].startswith(CLEAN_REFUSALS), (value, error["message"])
 
 

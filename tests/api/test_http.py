@@ -4,7 +4,6 @@ served by a real uvicorn."""
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 
@@ -16,15 +15,10 @@ from incident_graph.api.app import create_app
 from incident_graph.api.page import STATIC_DIR
 from incident_graph.config import Settings
 
+from ..network import free_port
 from .conftest import client_for
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def test_healthz_when_neo4j_answers(driver, neo4j_settings):
@@ -140,3 +134,21 @@ async def test_oversized_bodies_are_refused_before_reading_them(driver, neo4j_se
 
         response = await http.post("/graphql", content=chunks(), headers={"Content-Type": "application/json"})
         assert response.status_code == 413
+
+
+async def test_the_page_gets_the_entity_types_from_the_api(driver, neo4j_settings):
+    from graphql import build_schema as parse_sdl
+
+    from incident_graph.api.graphql_schema import SDL_PATH
+
+    async with await client_for(driver, neo4j_settings) as http:
+        response = await http.get("/entity-types")
+    assert response.status_code == 200 and response.headers["x-content-type-options"] == "nosniff"
+    listed = response.json()
+    schema = parse_sdl(SDL_PATH.read_text(encoding="utf-8"))
+    assert [t["type"] for t in listed] == list(schema.type_map["EntityType"].values)  # type: ignore[union-attr]
+    filter_fields = [name for name in schema.type_map["CaseFilter"].fields  # type: ignore[union-attr]
+                     if name not in ("text", "publishedFrom", "publishedTo")]
+    assert [t["key"] for t in listed] == filter_fields
+    assert listed[1] == {"key": "rootCauses", "type": "ROOT_CAUSE", "param": "rootCause", "label": "Root cause",
+                         "plural": "Root causes"}

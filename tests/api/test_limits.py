@@ -11,6 +11,7 @@ from neo4j.exceptions import ServiceUnavailable
 
 from incident_graph.api import limits
 from incident_graph.api.app import create_app
+from incident_graph.api.errors import MASKED_MESSAGE, MAX_MESSAGE_CHARS
 
 pytestmark = pytest.mark.anyio
 
@@ -93,7 +94,7 @@ async def test_a_huge_bad_argument_is_not_echoed_whole(api, caplog):
     huge = "y" * 100_000
     message = await api.error('{ cases(first: "%s") { totalCount } }' % huge)
     assert message.startswith("Int cannot represent non-integer value")
-    assert len(message) <= limits.MAX_MESSAGE_CHARS and "characters left out" in message
+    assert len(message) <= MAX_MESSAGE_CHARS and "characters left out" in message
     assert huge not in caplog.text
 
 
@@ -133,7 +134,7 @@ async def test_unexpected_errors_are_masked_without_traceback(example_graph, neo
     response = await post_with(driver, neo4j_settings, '{ case(id: "undated-note") { title } }')
     assert response.status_code == 200
     body = response.json()
-    assert body["errors"][0]["message"] == limits.MASKED_MESSAGE
+    assert body["errors"][0]["message"] == MASKED_MESSAGE
     assert "secret detail" not in response.text and "Traceback" not in response.text
     assert "secret detail from deep inside" in caplog.text  # the server log keeps the details
 
@@ -146,16 +147,16 @@ async def test_neo4j_down_is_said_plainly(example_graph, neo4j_settings):
 
 
 async def test_a_query_running_too_long_is_stopped_by_neo4j(driver, monkeypatch):
-    from incident_graph.api import reader
-    from incident_graph.api.limits import ClientError
+    from incident_graph.api import query_slots
+    from incident_graph.api.errors import ClientError
 
-    monkeypatch.setattr(reader, "READ_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(query_slots, "READ_TIMEOUT_S", 0.5)
     with pytest.raises(ClientError, match=r"ran longer than 0.5 s and was stopped"):
-        await reader.GraphReader(driver).rows("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n")
+        await query_slots.GraphReader(driver).rows("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n")
 
 
 async def test_requests_beyond_the_slots_wait_their_turn(example_graph, neo4j_settings, monkeypatch):
-    from incident_graph.api.reader import GraphReader
+    from incident_graph.api.query_slots import GraphReader
 
     reading: dict[int, int] = {}  # request's reader -> its queries running now
     most_at_once = 0
@@ -195,8 +196,8 @@ async def test_requests_beyond_the_slots_wait_their_turn(example_graph, neo4j_se
 
 
 async def test_a_query_that_waits_too_long_for_its_turn_is_told_the_server_is_busy(driver):
-    from incident_graph.api.limits import ClientError
-    from incident_graph.api.reader import GraphReader, QuerySlots
+    from incident_graph.api.errors import ClientError
+    from incident_graph.api.query_slots import GraphReader, QuerySlots
 
     slots = QuerySlots(size=1, queue_timeout_s=0.2)
     reader = GraphReader(driver, slots)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import httpx
@@ -40,78 +39,24 @@ query($first: Int) {
 MAX_ROUND_TRIPS = 9
 
 
-class CountingDriver:
-    """Wraps the driver so that every Cypher query run through any of its sessions is recorded."""
+class QueryLog:
+    """An app's query trace (create_app(trace=...)): every Cypher query the app runs is kept."""
 
-    def __init__(self, driver: Any) -> None:
-        self._driver = driver
+    def __init__(self) -> None:
         self.queries: list[str] = []
 
-    def session(self, **config: Any) -> CountingSession:
-        return CountingSession(self._driver.session(**config), self.queries)
-
-    def execute_query(self, query: str, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, query: str, parameters: dict[str, Any]) -> None:
         self.queries.append(query)
-        return self._driver.execute_query(query, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._driver, name)
-
-
-class CountingSession:
-    def __init__(self, session: Any, queries: list[str]) -> None:
-        self._session = session
-        self._queries = queries
-
-    def __enter__(self) -> CountingSession:
-        self._session.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._session.__exit__(*exc)
-
-    def run(self, query: str, *args: Any, **kwargs: Any) -> Any:
-        self._queries.append(query)
-        return self._session.run(query, *args, **kwargs)
-
-    def counted(self, work: Any) -> Any:
-        @functools.wraps(work)  # keeps unit_of_work settings (the timeout)
-        def run(tx: Any, *args: Any, **kwargs: Any) -> Any:
-            return work(CountingTransaction(tx, self._queries), *args, **kwargs)
-
-        return run
-
-    def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._session.execute_read(self.counted(work), *args, **kwargs)
-
-    def execute_write(self, work: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._session.execute_write(self.counted(work), *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-
-class CountingTransaction:
-    def __init__(self, tx: Any, queries: list[str]) -> None:
-        self._tx = tx
-        self._queries = queries
-
-    def run(self, query: str, *args: Any, **kwargs: Any) -> Any:
-        self._queries.append(query)
-        return self._tx.run(query, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._tx, name)
 
 
 async def round_trips(driver: Any, settings: Any, query: str, variables: dict[str, Any]) -> tuple[int, dict]:
-    counting = CountingDriver(driver)
-    app = create_app(settings, None, driver=counting)
+    log = QueryLog()
+    app = create_app(settings, None, driver=driver, trace=log)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as http:
         response = await http.post("/graphql", json={"query": query, "variables": variables})
     body = response.json()
     assert "errors" not in body, body
-    return len(counting.queries), body["data"]
+    return len(log.queries), body["data"]
 
 
 def nodes_in(data: Any) -> int:

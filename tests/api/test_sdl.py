@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphql import build_schema as parse_sdl
 from typer.testing import CliRunner
 
-from incident_graph.api.schema import SDL_PATH, render_sdl
+from incident_graph.api.graphql_schema import SDL_PATH, render_sdl
 from incident_graph.cli import app
 
 

@@ -1,12 +1,12 @@
 import pytest
 from neo4j.exceptions import ConstraintError
 
-from incident_graph.graph.admin import graph_status, install_schema, reset_data
+from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
 
 
 def test_init_is_idempotent(driver):
     before = graph_status(driver, "test")
-    install_schema(driver)
+    install_constraints_and_indexes(driver)
     after = graph_status(driver, "test")
     assert before.constraints == after.constraints
     assert before.indexes == after.indexes

@@ -81,7 +81,7 @@ Escape <b>everything</b> <svg onload="window.__xss='svg'"></svg>.
 def page_graph(driver: Driver) -> Driver:
     """The bundled corpus, as `incident-graph ingest` would load it, plus the hostile write-up."""
     from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.loader import ingest_paths, ingest_writeups
+    from incident_graph.ingest.ingestion import ingest_paths, ingest_writeups
     from incident_graph.ingest.readers import writeup_from_text
 
     reset_data(driver)

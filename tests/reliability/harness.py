@@ -257,12 +257,6 @@ def open_write_transaction(driver: Driver, timeout: float = 10.0) -> bool:
     return False
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def prefix_of(complete: Snapshot, case_ids: set[str]) -> Snapshot:
     """What a clean run of only these write-ups holds, derived from a clean run of all of them.
 

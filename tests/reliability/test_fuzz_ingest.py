@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from incident_graph.graph.admin import reset_data
 from incident_graph.graph.writes import existing_extracted_names
 from incident_graph.ingest.extract import EntityResolver, Extractor
-from incident_graph.ingest.loader import ingest_writeups
+from incident_graph.ingest.ingestion import ingest_writeups
 from incident_graph.ingest.pipeline import default_pipeline
 from incident_graph.ingest.readers import ReadFailure, WriteUp, read_bytes, read_stream, writeup_from_text
 from incident_graph.schema.taxonomy import load_taxonomy
@@ -467,16 +467,16 @@ def test_inputs_found_by_fuzzing_fail_alone_with_a_clear_message(driver, nlp, ta
 
 def test_a_value_the_graph_cannot_take_fails_its_write_up_not_the_batch(driver, nlp, taxonomy, monkeypatch):
     """Any exception from writing one case (not only a Neo4jError) is that case's failure."""
-    from incident_graph.ingest import loader
+    from incident_graph.ingest import ingestion
 
-    original = loader.write_case
+    original = ingestion.write_case
 
     def write_case(driver, case):
         if case.case_id == "bad":
             raise ValueError("day is out of range for month")
         return original(driver, case)
 
-    monkeypatch.setattr(loader, "write_case", write_case)
+    monkeypatch.setattr(ingestion, "write_case", write_case)
     reset_data(driver)
     items = [writeup_from_text("A DDoS attack.\n", f"{name}.md", name) for name in ("bad", "good")]
     summary = ingest_writeups(driver, items, Extractor(nlp, taxonomy, EntityResolver(taxonomy)))

@@ -22,9 +22,10 @@ import pytest
 from incident_graph.graph import server
 from incident_graph.graph.admin import reset_data
 from incident_graph.graph.connection import open_driver
-from tests.reliability.harness import (IngestRun, ResettingProxy, Snapshot, case_count, differences, free_port,
-                                       generate_corpus, open_write_transaction, partial_problems, prefix_of,
-                                       snapshot, start_ingest, wait_for_cases)
+from tests.network import free_port
+from tests.reliability.harness import (IngestRun, ResettingProxy, Snapshot, case_count, differences, generate_corpus,
+                                       open_write_transaction, partial_problems, prefix_of, snapshot, start_ingest,
+                                       wait_for_cases)
 
 DOCUMENTS = int(os.environ.get("INCIDENT_GRAPH_FAULT_DOCUMENTS", "300"))
 # The Neo4j-stop and connection-reset tests run on the first write-ups only, to keep the suite short.
@@ -204,7 +205,7 @@ def test_a_commit_that_landed_unacknowledged_is_retried_and_counted_once(empty_g
     from neo4j import Session
     from neo4j.exceptions import IncompleteCommit
 
-    from incident_graph.ingest.loader import ingest_paths
+    from incident_graph.ingest.ingestion import ingest_paths
 
     real = Session.execute_write
     dropped = []

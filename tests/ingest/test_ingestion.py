@@ -7,7 +7,7 @@ import pytest
 
 from incident_graph.graph.admin import graph_status
 from incident_graph.ingest.corpus import bundled_corpus_dir
-from incident_graph.ingest.loader import ingest_paths, write_report
+from incident_graph.ingest.ingestion import ingest_paths, write_report
 
 
 def snapshot(driver):

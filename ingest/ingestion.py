@@ -1,6 +1,6 @@
 """Ingest write-ups into the graph: read, extract, write one transaction per case.
 
-A bad write-up becomes a Failure naming its origin; the batch goes on. A case is written in a
+A bad write-up becomes a FailedWriteUp naming its origin; the batch goes on. A case is written in a
 single managed transaction, so a failed write leaves nothing half-written.
 """
 
@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from neo4j import Driver
-from neo4j.exceptions import (ConnectionAcquisitionTimeoutError, IncompleteCommit, Neo4jError, ServiceUnavailable,
-                              SessionExpired)
 
+from incident_graph.graph.errors import GraphError, GraphUnavailable
 from incident_graph.graph.writes import existing_extracted_names, sync_taxonomy, write_case
 from incident_graph.ingest.extract import EntityResolver, Extractor
 from incident_graph.ingest.pipeline import default_pipeline
@@ -27,7 +26,9 @@ Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
-class Failure:
+class FailedWriteUp:
+    """A write-up that did not make it into the graph: where it came from and why (read, extraction or write)."""
+
     origin: str
     message: str
     case_id: str | None = None
@@ -41,7 +42,7 @@ class IngestSummary:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    failed: list[Failure] = field(default_factory=list)
+    failed: list[FailedWriteUp] = field(default_factory=list)
     entities: dict[str, int] = field(default_factory=dict)  # distinct entities linked, by type
 
     @property
@@ -69,12 +70,12 @@ def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extr
     graph_down: str | None = None
     for done, item in enumerate(items, start=1):
         if isinstance(item, ReadFailure):
-            summary.failed.append(Failure(item.origin, item.message))
+            summary.failed.append(FailedWriteUp(item.origin, item.message))
         elif item.case_id in origins:
-            summary.failed.append(Failure(item.origin, f"duplicate case id {item.case_id!r}, already read from "
+            summary.failed.append(FailedWriteUp(item.origin, f"duplicate case id {item.case_id!r}, already read from "
                                                        f"{origins[item.case_id]}", item.case_id))
         elif graph_down:
-            summary.failed.append(Failure(item.origin, f"not written: {graph_down}", item.case_id))
+            summary.failed.append(FailedWriteUp(item.origin, f"not written: {graph_down}", item.case_id))
         else:
             origins[item.case_id] = item.origin
             graph_down = ingest_one(driver, extractor, item, summary, entities)
@@ -90,24 +91,22 @@ def ingest_one(driver: Driver, extractor: Extractor, writeup: WriteUp, summary: 
     try:
         case = extractor.extract(writeup)
     except Exception as error:  # one broken write-up never stops the rest
-        summary.failed.append(Failure(writeup.origin, f"extraction failed: {type(error).__name__}: {error}",
+        summary.failed.append(FailedWriteUp(writeup.origin, f"extraction failed: {type(error).__name__}: {error}",
                                       writeup.case_id))
         return None
     try:
         outcome = write_case(driver, case)
-    except (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError) as error:
-        reason = f"Neo4j unavailable ({type(error).__name__})"
-        message = f"not written: {reason}"
-        if isinstance(error, IncompleteCommit):
+    except GraphUnavailable as error:
+        message = f"not written: {error}"
+        if error.maybe_committed:
             message += "; the connection dropped during the commit, so it may have landed: a rerun settles it"
-        summary.failed.append(Failure(writeup.origin, message, writeup.case_id))
-        return reason
-    except Neo4jError as error:
-        summary.failed.append(Failure(writeup.origin, f"not written: {error.code}: {error.message}",
-                                      writeup.case_id))
+        summary.failed.append(FailedWriteUp(writeup.origin, message, writeup.case_id))
+        return str(error)
+    except GraphError as error:
+        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {error}", writeup.case_id))
         return None
     except Exception as error:  # a value the graph cannot take fails this write-up, not the batch
-        summary.failed.append(Failure(writeup.origin, f"not written: {type(error).__name__}: {error}",
+        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {type(error).__name__}: {error}",
                                       writeup.case_id))
         return None
     {"added": summary.added, "updated": summary.updated, "skipped": summary.skipped}[outcome.action].append(

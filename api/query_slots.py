@@ -1,8 +1,9 @@
-"""Runs the API's read queries without blocking the event loop, and says what went wrong in words.
+"""Runs the API's read queries without blocking the event loop, a few requests at a time.
 
 The driver is synchronous and thread-safe; each query runs in a worker thread. One call is one
-read transaction with one Cypher query: the single place where the API reads from Neo4j, which is
-what the round-trip test counts. QuerySlots bound how many requests read at once.
+read transaction with one Cypher query (graph/read_transaction.py): the single place where the API
+reads from Neo4j. QuerySlots bound how many requests read at once. The graph's errors (graph/errors.py)
+become answers for the client here.
 """
 
 from __future__ import annotations
@@ -13,20 +14,18 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from neo4j import Driver
-from neo4j.exceptions import ClientError as Neo4jClientError
-from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 from strawberry.extensions import SchemaExtension
 
-from incident_graph.api.limits import (
-    DEFAULT_CONCURRENT_READS,
-    QUERY_QUEUE_TIMEOUT_S,
-    READ_TIMEOUT_S,
+from incident_graph.api.errors import (
+    GRAPH_UNAVAILABLE,
+    GRAPH_UNAVAILABLE_MESSAGE,
+    QUERY_TIMED_OUT,
+    SERVER_BUSY,
     ClientError,
-    GraphUnavailableError,
 )
-from incident_graph.graph.reads import run_read
-
-TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"
+from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, QUERY_QUEUE_TIMEOUT_S, READ_TIMEOUT_S
+from incident_graph.graph.errors import GraphUnavailable, QueryTimedOut
+from incident_graph.graph.read_transaction import QueryTrace, run_read
 
 
 class QuerySlots:
@@ -56,9 +55,10 @@ class QuerySlots:
 class GraphReader:
     """One request's reads; holds one of the shared QuerySlots from its first query until released."""
 
-    def __init__(self, driver: Driver, slots: QuerySlots | None = None) -> None:
+    def __init__(self, driver: Driver, slots: QuerySlots | None = None, trace: QueryTrace | None = None) -> None:
         self.driver = driver
         self.slots = slots or QuerySlots()
+        self.trace = trace
         self._holding = False
         self._taking: anyio.Lock | None = None
 
@@ -73,7 +73,7 @@ class GraphReader:
                     await self.slots.limiter.acquire_on_behalf_of(self)
             except TimeoutError:
                 raise ClientError(f"The server is busy: the query waited {self.slots.queue_timeout_s:g} s for its "
-                                  "turn. Try again shortly.") from None
+                                  "turn. Try again shortly.", SERVER_BUSY) from None
             self._holding = True
 
     def release_slot(self) -> None:
@@ -84,16 +84,12 @@ class GraphReader:
     async def rows(self, query: str, **parameters: Any) -> list[dict[str, Any]]:
         await self.take_slot()
         try:
-            return await anyio.to_thread.run_sync(run_read, self.driver, query, parameters, READ_TIMEOUT_S)
-        except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as error:  # the last: starting or stopping
-            raise GraphUnavailableError() from error
-        except Neo4jClientError as error:
-            if (error.code or "").startswith(TIMED_OUT):
-                raise ClientError(
-                    f"The query ran longer than {READ_TIMEOUT_S:g} s and was stopped; narrow it down "
-                    "(a filter, a smaller `first`, fewer hops)."
-                ) from error
-            raise
+            return await anyio.to_thread.run_sync(run_read, self.driver, query, parameters, READ_TIMEOUT_S, self.trace)
+        except GraphUnavailable as error:
+            raise ClientError(GRAPH_UNAVAILABLE_MESSAGE, GRAPH_UNAVAILABLE) from error
+        except QueryTimedOut as error:
+            raise ClientError(f"The query ran longer than {READ_TIMEOUT_S:g} s and was stopped; narrow it down "
+                              "(a filter, a smaller `first`, fewer hops).", QUERY_TIMED_OUT) from error
 
     async def single(self, query: str, **parameters: Any) -> dict[str, Any] | None:
         found = await self.rows(query, **parameters)

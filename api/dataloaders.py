@@ -10,7 +10,7 @@ from typing import Any
 
 from strawberry.dataloader import DataLoader
 
-from incident_graph.api.reader import GraphReader
+from incident_graph.api.query_slots import GraphReader
 from incident_graph.graph import queries
 
 CaseRecord = dict[str, Any]
