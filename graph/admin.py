@@ -35,6 +35,7 @@ class GraphStatus:
     indexes: list[dict[str, object]]
     nodes: dict[str, int]
     relationships: dict[str, int]
+    extraction_models: dict[str, int]  # cases by the spaCy pipeline they were extracted with
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -45,6 +46,7 @@ class GraphStatus:
             "indexes": self.indexes,
             "nodes": self.nodes,
             "relationships": self.relationships,
+            "extraction_models": self.extraction_models,
         }
 
 
@@ -92,6 +94,12 @@ def graph_status(driver: Driver, uri: str) -> GraphStatus:
             "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS count ORDER BY type"
         ).records
     }
+    extraction_models = {
+        r["model"]: r["count"]
+        for r in driver.execute_query(
+            "MATCH (c:Case) RETURN coalesce(c.extraction_model, '') AS model, count(*) AS count ORDER BY model"
+        ).records
+    }
     return GraphStatus(
         uri=uri,
         neo4j_version=component["version"],
@@ -100,6 +108,7 @@ def graph_status(driver: Driver, uri: str) -> GraphStatus:
         indexes=indexes,
         nodes=nodes,
         relationships=relationships,
+        extraction_models=extraction_models,
     )
 
 

@@ -168,6 +168,7 @@ def ingest(
     from incident_graph.ingest.ingestion import ingest_writeups, write_report
 
     items = read_inputs(paths, include, max_bytes)
+    errors.print(f"extracting with {extraction_model_now()}", highlight=False)
     with connected(settings_from(uri, user, password)) as driver:
         install_constraints_and_indexes(driver)
         columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -201,11 +202,12 @@ def extract(
 ) -> None:
     """Extract entities without a database and print them (a JSON array, one object per write-up)."""
     from incident_graph.ingest.extract import Extractor, as_json
-    from incident_graph.ingest.pipeline import default_pipeline
+    from incident_graph.ingest.pipeline import default_pipeline, model_of
     from incident_graph.ingest.readers import ReadFailure
     from incident_graph.schema.entity_types import BY_KEY
 
     extractor = Extractor(default_pipeline())
+    errors.print(f"extracting with {model_of(extractor.nlp)}", highlight=False)
     results: list[dict[str, object]] = []
     failed = 0
     for item in read_inputs(paths, include, max_bytes):
@@ -380,6 +382,8 @@ def db_status(
     print_table("Indexes", ["name", "type", "labels", "properties", "state"], status.indexes)
     print_counts("Nodes", status.nodes)
     print_counts("Relationships", status.relationships)
+    print_counts("Cases by extraction model", {name or "(not recorded)": n for name, n in status.extraction_models.items()})
+    console.print(f"The extractor would run on: {extraction_model_now()}", highlight=False)
 
 
 @db_app.command("reset")
@@ -450,6 +454,16 @@ def export_schema(
         console.print(f"{path} is up to date.", highlight=False)
         return
     console.print(f"Wrote {export_sdl(path)}", highlight=False)
+
+
+def extraction_model_now() -> str:
+    """The spaCy pipeline extraction would use now (the resolution order of ingest/trained_model.py)."""
+    from incident_graph.ingest.trained_model import ModelNotFound, choose_model
+
+    try:
+        return choose_model().name
+    except ModelNotFound as error:
+        return f"none: {error}"
 
 
 def print_table(title: str, columns: list[str], rows: list[dict[str, object]]) -> None:

@@ -187,13 +187,13 @@ class Extractor:
             text=writeup.text,
             published=writeup.published,
             layout="sectioned" if layout.is_sectioned else "free-form",
-            detection=section_text(doc, layout, "detection"),
+            detection=section_text(doc, layout, "detection") or " ".join(narrative_sentences(doc, "detection")),
             detection_methods=tuple(dict.fromkeys(span.id_ for span in doc.spans[DETECTION])),
-            remediation=tuple(remediation_steps(doc, layout)),
-            lessons=section_text(doc, layout, "lessons"),
-            lesson_items=tuple(section_sentences(doc, layout, "lessons")),
+            remediation=tuple(remediation_steps(doc, layout)) or tuple(narrative_sentences(doc, "remediation")),
+            lessons=section_text(doc, layout, "lessons") or " ".join(narrative_sentences(doc, "lessons")),
+            lesson_items=tuple(section_sentences(doc, layout, "lessons")) or tuple(narrative_sentences(doc, "lessons")),
             mentions=tuple(mentions),
-            model=model_of(self.nlp),
+            extraction_model=model_of(self.nlp),
             origin=writeup.origin,
         )
 
@@ -306,6 +306,13 @@ def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
     yield from section_sentences(doc, layout, "remediation")
 
 
+def narrative_sentences(doc: Doc, kind: str) -> list[str]:
+    """Sentences of prose that tell this kind (incident_narrative), for write-ups without its section."""
+    spans = (doc._.narrative or {}).get(kind, [])
+    text = doc.text
+    return [text[start:end].strip() for start, end in spans]
+
+
 def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
     found: list[str] = []
     for region in layout.sections(kind):
@@ -321,7 +328,7 @@ def as_json(case: ExtractedCase) -> dict[str, object]:
     `source` is the file it was read from, so scorers find a write-up by its file name; `url` is the
     source the write-up names (its front matter), when it names one."""
     result: dict[str, object] = {"id": case.case_id, "title": case.title, "source": case.origin or case.source,
-                                 "url": case.source if case.source != case.origin else None, "model": case.model}
+                                 "url": case.source if case.source != case.origin else None, "model": case.extraction_model}
     for entity_type in ENTITY_TYPES:
         result[entity_type.key] = [m.as_json() for m in case.strongest_mentions_of(entity_type.label)]
     result["detection"] = list(case.detection_methods)

@@ -95,6 +95,7 @@ class CaseProperties(StructuredNode):
     lessons = StringProperty(default="")
     layout = StringProperty(default="free-form")  # sectioned or free-form
     content_hash = StringProperty(required=True, index=True)  # unchanged write-ups are skipped by it
+    extraction_model = StringProperty(default="")  # the trained spaCy pipeline it was read with, or blank
     ingested_at = DateTimeNeo4jFormatProperty()
 
 

@@ -57,7 +57,7 @@ class ExtractedCase:
     lessons: str = ""
     lesson_items: tuple[str, ...] = ()  # the lessons, one sentence each
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
-    model: str = ""  # the trained spaCy pipeline the extraction ran on, or "blank"
+    extraction_model: str = ""  # the trained spaCy pipeline the extraction ran on, or "blank"
     origin: str = ""  # the file (and record) it was read from; not part of the content
 
     @property

@@ -9,6 +9,7 @@ Importing this package registers every factory. Order in the pipeline (see inges
 from incident_graph.ingest.components import (  # noqa: F401  (each import registers a factory)
     entity_classifier,
     loose_matcher,
+    narrative,
     new_entities,
     norms,
     organisations,

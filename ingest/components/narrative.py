@@ -1,0 +1,62 @@
+"""incident_narrative: detection, remediation and lessons told in prose, without their sections.
+
+A sentence outside the Detection, Remediation and Lessons sections that uses a cue phrase of one
+of them (ingest/patterns/narrative.toml: "we rolled back", "engineers were paged", "going
+forward we will") is recorded as that kind in doc._.narrative, as (start, end) character offsets.
+The extractor uses them only where the write-up has no such section.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from incident_graph.ingest.components.spans import SKIPPED_KINDS
+from incident_graph.ingest.sections import Layout
+
+KINDS = ("detection", "remediation", "lessons")
+
+if not Doc.has_extension("narrative"):
+    Doc.set_extension("narrative", default=None)
+
+
+@Language.factory("incident_narrative", default_config={"cues": {}})
+def make_narrative(nlp: Language, name: str, cues: dict[str, Any]) -> "NarrativeSentences":
+    return NarrativeSentences(cues)
+
+
+class NarrativeSentences:
+    def __init__(self, cues: dict[str, Any]) -> None:
+        self.max_words = int(cues.get("max_sentence_words", 60))
+        self.phrases: dict[str, dict[str, list[tuple[str, ...]]]] = {}  # kind -> first word -> phrases
+        for kind in KINDS:
+            by_first: dict[str, list[tuple[str, ...]]] = {}
+            for phrase in cues.get(kind, []):
+                words = tuple(phrase.lower().split())
+                by_first.setdefault(words[0], []).append(words)
+            self.phrases[kind] = by_first
+
+    def __call__(self, doc: Doc) -> Doc:
+        layout: Layout = doc._.layout
+        found: dict[str, list[tuple[int, int]]] = {kind: [] for kind in KINDS}
+        for sentence in doc.sents:
+            section = layout.kind_at(sentence.start_char)
+            if section in SKIPPED_KINDS or section in KINDS or len(sentence) > self.max_words:
+                continue
+            words = [(t.lower_, t.norm_) for t in sentence]
+            for kind in KINDS:
+                if self.has_cue(words, self.phrases[kind]):
+                    found[kind].append((sentence.start_char, sentence.end_char))
+                    break
+        doc._.narrative = found
+        return doc
+
+    @staticmethod
+    def has_cue(words: list[tuple[str, str]], by_first: dict[str, list[tuple[str, ...]]]) -> bool:
+        for index, (lower, norm) in enumerate(words):
+            for phrase in by_first.get(lower, []) + (by_first.get(norm, []) if norm != lower else []):
+                if all(k + index < len(words) and word in words[k + index] for k, word in enumerate(phrase)):
+                    return True
+        return False
