@@ -172,6 +172,16 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         session.execute_write(write)
 
 
+def stored_input_hashes(driver: Driver, case_ids: list[str]) -> dict[str, str]:
+    """case id -> the input hash stored with it, for the cases the graph already holds."""
+    with graph_errors():
+        records = driver.execute_query(
+            "MATCH (c:Case) WHERE c.case_id IN $case_ids RETURN c.case_id AS id, c.input_hash AS hash",
+            case_ids=case_ids,
+        ).records
+    return {record["id"]: record["hash"] for record in records if record["hash"]}
+
+
 def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
     """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
     with graph_errors():

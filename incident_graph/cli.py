@@ -184,7 +184,7 @@ def ingest(
     console.print(
         f"cases: {len(summary.added)} added, {len(summary.updated)} updated, "
         f"{len(summary.skipped)} skipped (unchanged), {len(summary.failed)} failed", highlight=False)
-    console.print("entities linked: " + ", ".join(f"{label} {count}" for label, count in summary.entities.items()),
+    console.print("entities linked by the cases written: " + ", ".join(f"{label} {count}" for label, count in summary.entities.items()),
                   highlight=False)
     if report:
         write_report(summary, report)

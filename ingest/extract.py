@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import math
 import re
@@ -15,7 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
-from incident_graph.ingest.pipeline import model_of
+from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
 from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
@@ -195,7 +196,16 @@ class Extractor:
             mentions=tuple(mentions),
             extraction_model=model_of(self.nlp),
             origin=writeup.origin,
+            input_hash=self.input_hash(writeup),
         )
+
+    def input_hash(self, writeup: WriteUp) -> str:
+        """Changes when the write-up as read, or the pipeline reading it, changes."""
+        digest = hashlib.sha256(fingerprint_of(self.nlp).encode())
+        for value in (writeup.case_id, writeup.title, writeup.source, writeup.published or "",
+                      writeup.organisation or "", writeup.text):
+            digest.update(b"\0" + value.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
 
     def mentions(self, doc: Doc) -> Iterator[Mention]:
         sentences = SentenceTexts(doc)

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Sequence
 from neo4j import Driver
 
 from incident_graph.graph.errors import GraphError, GraphUnavailable
-from incident_graph.graph.writes import existing_extracted_names, sync_taxonomy, write_case
+from incident_graph.graph.writes import existing_extracted_names, stored_input_hashes, sync_taxonomy, write_case
 from incident_graph.ingest.extract import EntityResolver, Extractor
 from incident_graph.ingest.pipeline import default_pipeline
 from incident_graph.ingest.readers import (DEFAULT_INCLUDE, MAX_BYTES, ReadFailure, WriteUp, read_paths,
@@ -43,7 +43,7 @@ class IngestSummary:
     updated: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: list[FailedWriteUp] = field(default_factory=list)
-    entities: dict[str, int] = field(default_factory=dict)  # distinct entities linked, by type
+    entities: dict[str, int] = field(default_factory=dict)  # distinct entities the written cases link, by type
 
     @property
     def ok(self) -> bool:
@@ -65,6 +65,7 @@ def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extr
     extractor = extractor or new_extractor(driver)
     sync_taxonomy(driver, extractor.taxonomy.concepts)
     summary = IngestSummary()
+    unchanged = stored_input_hashes(driver, [item.case_id for item in items if isinstance(item, WriteUp)])
     origins: dict[str, str] = {}
     entities: dict[str, set[str]] = {t.label: set() for t in ENTITY_TYPES}
     graph_down: str | None = None
@@ -76,6 +77,9 @@ def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extr
                                                        f"{origins[item.case_id]}", item.case_id))
         elif graph_down:
             summary.failed.append(FailedWriteUp(item.origin, f"not written: {graph_down}", item.case_id))
+        elif unchanged.get(item.case_id) == extractor.input_hash(item):
+            origins[item.case_id] = item.origin
+            summary.skipped.append(item.case_id)  # the same write-up read by the same pipeline
         else:
             origins[item.case_id] = item.origin
             graph_down = ingest_one(driver, extractor, item, summary, entities)

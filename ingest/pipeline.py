@@ -8,6 +8,7 @@ components in ingest/components/, configured from the data files in ingest/patte
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 import warnings
 from functools import lru_cache
@@ -25,6 +26,7 @@ from incident_graph.ingest.trained_model import BLANK, ModelChoice, choose_model
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
 MODEL_META_KEY = "incident_graph_model"  # nlp.meta key naming the trained pipeline underneath
+FINGERPRINT_META_KEY = "incident_graph_fingerprint"  # what the extraction depends on, hashed
 
 
 def patterns_file(name: str) -> dict[str, Any]:
@@ -110,7 +112,25 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     weights = load_weights(weights_file()) if trained and use_classifier else None
     if weights is not None:
         classifier.set_weights(weights)
+    nlp.meta[FINGERPRINT_META_KEY] = pipeline_fingerprint(nlp, taxonomy, weights is not None)
     return nlp
+
+
+def pipeline_fingerprint(nlp: Language, taxonomy: Taxonomy, with_weights: bool) -> str:
+    """A hash of everything extraction depends on besides the text: the model, the taxonomy, the
+    pattern files and the classifier's weights."""
+    digest = hashlib.sha256(model_of(nlp).encode())
+    digest.update(repr(sorted(map(repr, taxonomy.concepts))).encode())
+    for path in sorted(resources.files("incident_graph.ingest").joinpath("patterns").iterdir(), key=lambda p: p.name):
+        if path.name.endswith(".toml"):
+            digest.update(path.read_bytes())
+    if with_weights:
+        digest.update(weights_file().read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint_of(nlp: Language) -> str:
+    return str(nlp.meta.get(FINGERPRINT_META_KEY, ""))
 
 
 def phrase_heads_and_concepts(nlp: Language, taxonomy: Taxonomy) -> tuple[dict[str, dict[str, int]], list[dict[str, str]]]:

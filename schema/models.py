@@ -95,6 +95,9 @@ class CaseProperties(StructuredNode):
     lessons = StringProperty(default="")
     layout = StringProperty(default="free-form")  # sectioned or free-form
     content_hash = StringProperty(required=True, index=True)  # unchanged write-ups are skipped by it
+    # Re-ingest skips a case whose write-up and pipeline are unchanged without extracting it again,
+    # so the result cannot depend on what other write-ups the graph holds by then.
+    input_hash = StringProperty(default="")
     extraction_model = StringProperty(default="")  # the trained spaCy pipeline it was read with, or blank
     ingested_at = DateTimeNeo4jFormatProperty()
 

@@ -59,6 +59,7 @@ class ExtractedCase:
     mentions: tuple[Mention, ...] = field(default_factory=tuple)
     extraction_model: str = ""  # the trained spaCy pipeline the extraction ran on, or "blank"
     origin: str = ""  # the file (and record) it was read from; not part of the content
+    input_hash: str = ""  # the write-up as read and the pipeline that read it (see Extractor.input_hash)
 
     @property
     def published_on(self) -> date | None:
@@ -68,7 +69,7 @@ class ExtractedCase:
     def content_hash(self) -> str:
         """Changes when the write-up or what was extracted from it changes."""
         payload = json.dumps(
-            {"case": {k: v for k, v in asdict(self).items() if k not in ("mentions", "origin")},
+            {"case": {k: v for k, v in asdict(self).items() if k not in ("mentions", "origin", "input_hash")},
              "mentions": [asdict(m) for m in self.mentions]},
             sort_keys=True, default=str,
         )

@@ -38,6 +38,7 @@ DEPS = ("nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "compound", "ROOT"
 ENTITY_LABELS = ("ORG", "PRODUCT", "GPE", "PERSON", "NORP", "FAC")
 POS = ("NOUN", "PROPN", "VERB", "ADJ")
 VECTOR_WIDTH = 300
+HEDGED_CONFIDENCE = 0.45  # as incident_roles gives a hedged match
 
 
 @dataclass
@@ -109,7 +110,7 @@ class EntityClassifier:
             return doc
         probabilities = self.probabilities(self.features(doc, candidates))
         kept = [span for span in doc.spans.get(MENTIONS, []) if span.label_ not in TYPES]
-        kept += self.decide(doc, candidates, probabilities)
+        kept += self.decide(doc, candidates, probabilities, CueIndex(doc, self.cues))
         doc.spans[MENTIONS] = sorted(kept, key=lambda s: s.start)
         return doc
 
@@ -120,9 +121,13 @@ class EntityClassifier:
         exp = numpy.exp(scores)
         return exp / exp.sum(axis=1, keepdims=True)
 
-    def decide(self, doc: Doc, candidates: list[Candidate], probabilities: numpy.ndarray) -> list[Span]:
+    def decide(self, doc: Doc, candidates: list[Candidate], probabilities: numpy.ndarray,
+               cues: CueIndex) -> list[Span]:
         ranked = []
         for candidate, row in zip(candidates, probabilities):
+            # What the text denies is never a finding, whatever the model says.
+            if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
+                continue
             for k, label in enumerate(TYPES, start=1):
                 threshold = self.thresholds[label]
                 if self.rule_keeps(candidate, label):
@@ -140,11 +145,15 @@ class EntityClassifier:
             if index.overlaps(span.start, span.end):
                 continue
             index.add(span.start, span.end)
+            if hedged(span, cues):  # "engineers suspected X": kept below the extractor's bar, as the rules do
+                probability = min(probability, HEDGED_CONFIDENCE)
             found.append(self.mention(candidate, label, probability, layout))
         return found
 
     def rule_keeps(self, candidate: Candidate, label: str) -> bool:
-        return candidate.proposed == label and candidate.method in self.rule_methods \
+        """A confident rule finding: by a kept method, or a taxonomy name a cause cue placed."""
+        by_rule = candidate.method in self.rule_methods or (candidate.method == "cue" and candidate.known)
+        return candidate.proposed == label and by_rule \
             and float(candidate.span._.confidence or 0.0) >= self.min_rule_confidence
 
     def mention(self, candidate: Candidate, label: str, probability: float, layout: Layout) -> Span:

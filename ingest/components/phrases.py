@@ -284,7 +284,9 @@ class PhraseFinder:
                 targets += [c for c in child.children if c.dep_ in ("pobj", "pcomp")]
         for target in targets:
             for span in self.phrases(target):
-                if self.head_type(span.root) in ("Symptom", None) and span.root.norm_ not in self.generic_heads:
+                # An effect told as a clause ("led to leaking machines") is a symptom whatever its verb.
+                if span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None)
+                                                and span.root.norm_ not in self.generic_heads):
                     yield span, "Symptom", "cue"
 
     def argument_phrases(self, marker: Token, role: str) -> Iterator[tuple[Span, str, str]]:

@@ -145,9 +145,11 @@ def test_organisations_without_a_trained_model(extract):
 
 def test_json_contract_keys_and_shapes(extract):
     result = as_json(extract(SECTIONED, case_id="sectioned-sample"))
-    assert list(result) == ["id", "title", "source", "organisations", "symptoms", "root_causes", "components",
-                            "contributing_factors", "detection", "remediations", "lessons"]
+    assert list(result) == ["id", "title", "source", "url", "model", "organisations", "symptoms", "root_causes",
+                            "components", "contributing_factors", "detection", "remediations", "lessons"]
     assert result["id"] == "sectioned-sample"
+    assert result["source"] == "sectioned-sample.md" and result["url"] is None  # no source in its front matter
+    assert result["model"] == "en_core_web_md 3.8.0"
     for key in ("organisations", "symptoms", "root_causes", "components", "contributing_factors"):
         for entity in result[key]:
             assert set(entity) == {"name", "mention", "sentence", "start", "end", "confidence"}

@@ -1,0 +1,68 @@
+"""incident_entity_classifier: the trained model that decides among candidate phrases."""
+
+import numpy
+import pytest
+
+from incident_graph.ingest.components import MENTIONS
+from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES
+from incident_graph.ingest.pipeline import build_pipeline, default_pipeline, load_saved_pipeline, save_pipeline
+from incident_graph.ingest.train_classifier import fit, load_weights, weights_file
+
+TEXT = """# Disk full on the log shippers
+
+## Impact
+
+Customers saw delayed dashboards and failed log searches for two hours.
+
+## Root cause
+
+The root cause was a full disk on the log shipper hosts, after a retention job silently stopped.
+"""
+
+
+def test_the_shipped_weights_load_and_fit_the_features():
+    weights = load_weights(weights_file())
+    assert weights is not None, "ingest/models/entity_classifier.npz is missing: run incident-graph train-classifier"
+    classifier = default_pipeline().get_pipe("incident_entity_classifier")
+    doc = default_pipeline()(TEXT)
+    candidates = classifier.candidates(doc)
+    features = classifier.features(doc, candidates)
+    assert features.shape == (len(candidates), weights["weights"].shape[0])
+    probabilities = classifier.probabilities(features)
+    assert probabilities.shape == (len(candidates), len(CLASSES))
+    assert numpy.allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_it_decides_the_mentions_of_a_template_write_up():
+    doc = default_pipeline()(TEXT)
+    labels = {(span.label_, span.text) for span in doc.spans[MENTIONS]}
+    assert any(label == "RootCause" and "full disk" in text for label, text in labels)
+    assert any(label == "Symptom" for label, _ in labels)
+    assert all(float(span._.confidence) >= 0.5 for span in doc.spans[MENTIONS] if span.label_ in TYPES)
+
+
+def test_blank_english_leaves_the_rules_alone():
+    nlp = build_pipeline(use_trained=False)
+    classifier = nlp.get_pipe("incident_entity_classifier")
+    assert classifier.weights is None
+    doc = nlp(TEXT)
+    assert {span.label_ for span in doc.spans[MENTIONS]} <= {*TYPES, "Organisation"}
+
+
+def test_fit_learns_a_separable_problem():
+    rng = numpy.random.default_rng(1)
+    labels = rng.integers(0, len(CLASSES), 600)
+    features = rng.normal(0, 1, (600, 8)).astype("float32")
+    features[numpy.arange(600), labels] += 4.0  # each class has its own feature
+    weights = fit(features, labels, steps=300)
+    scores = ((features - weights["mean"]) / weights["scale"]) @ weights["weights"] + weights["bias"]
+    assert (scores.argmax(axis=1) == labels).mean() > 0.9
+
+
+def test_the_weights_travel_with_the_saved_pipeline(tmp_path):
+    save_pipeline(default_pipeline(), tmp_path / "pipeline")
+    loaded = load_saved_pipeline(tmp_path / "pipeline")
+    assert loaded.get_pipe("incident_entity_classifier").weights is not None
+    original, again = default_pipeline()(TEXT), loaded(TEXT)
+    assert {(s.label_, s.start, s.end) for s in again.spans[MENTIONS]} == \
+        {(s.label_, s.start, s.end) for s in original.spans[MENTIONS]}

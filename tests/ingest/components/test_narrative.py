@@ -1,0 +1,30 @@
+"""incident_narrative: detection, remediation and lessons told in prose."""
+
+from incident_graph.ingest.extract import Extractor
+from incident_graph.ingest.pipeline import build_pipeline, default_pipeline
+from incident_graph.ingest.readers import writeup_from_text
+
+FREE_FORM = """# The queue that filled up
+
+On Tuesday the order queue backed up for an hour. An alert on queue depth paged the on-call
+engineer at 09:12. The team rolled back the consumer release and restarted the workers, after
+which the backlog drained. Going forward we will load-test consumer releases before they ship.
+"""
+
+
+def test_free_form_prose_gives_detection_remediation_and_lessons():
+    case = Extractor(default_pipeline()).extract(writeup_from_text(FREE_FORM, "queue.md", "queue"))
+    assert "paged the on-call" in case.detection
+    assert any("rolled back" in step for step in case.remediation)
+    assert any("load-test" in lesson for lesson in case.lesson_items)
+
+
+def test_sections_win_over_prose():
+    text = FREE_FORM + "\n## Remediation\n\n- Added a dead-letter queue\n"
+    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "queue.md", "queue"))
+    assert case.remediation == ("Added a dead-letter queue",)
+
+
+def test_the_blank_pipeline_reads_prose_too():
+    case = Extractor(build_pipeline(use_trained=False)).extract(writeup_from_text(FREE_FORM, "queue.md", "queue"))
+    assert any("rolled back" in step for step in case.remediation)

@@ -1,0 +1,71 @@
+"""incident_phrases: entities the taxonomy does not name, from the parse of the trained pipeline."""
+
+import pytest
+
+from incident_graph.ingest.components import MENTIONS
+from incident_graph.ingest.pipeline import default_pipeline
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    nlp = default_pipeline()
+    if "parser" not in nlp.pipe_names:
+        pytest.fail("the trained spaCy pipeline is not installed (make install)")
+    return nlp
+
+
+def found(nlp, text: str) -> dict[str, set[str]]:
+    """Role -> mention texts, from the phrase finder alone (before the classifier decides)."""
+    with nlp.select_pipes(disable=["incident_entity_classifier"]):
+        doc = nlp(text)
+    roles: dict[str, set[str]] = {}
+    for span in doc.spans[MENTIONS]:
+        roles.setdefault(span.label_, set()).add(span.text)
+    return roles
+
+
+def test_the_root_cause_was_x_makes_x_a_root_cause(nlp):
+    roles = found(nlp, "After two days of digging, the root cause turned out to be a priority inversion in the "
+                       "flight software scheduler.")
+    assert any("priority inversion" in text for text in roles.get("RootCause", ()))
+
+
+def test_x_led_to_y_gives_cause_and_effect(nlp):
+    roles = found(nlp, "A configuration issue in the password rotation job led to leaking virtual machines.")
+    assert any("configuration issue" in text for text in roles.get("RootCause", ()))
+    assert any("leaking virtual machines" in text for text in roles.get("Symptom", ()))
+
+
+def test_caused_by_and_due_to_name_the_cause(nlp):
+    roles = found(nlp, "The stall was caused by lock contention in the metadata store. "
+                       "Writes then failed due to exhausted connection pools.")
+    causes = " | ".join(roles.get("RootCause", ()))
+    assert "lock contention" in causes and "connection pools" in causes
+
+
+def test_coordinated_causes_are_split(nlp):
+    roles = found(nlp, "The outage was caused by a stale routing table and an expired credential.")
+    causes = roles.get("RootCause", set())
+    assert any("stale routing table" in text and "expired" not in text for text in causes)
+    assert any("expired credential" in text for text in causes)
+
+
+def test_made_worse_by_is_a_contributing_factor(nlp):
+    roles = found(nlp, "Recovery was made worse by a runbook that pointed at the decommissioned cluster.")
+    assert any("runbook" in text for text in roles.get("ContributingFactor", ()))
+
+
+def test_denied_causes_are_not_findings(nlp):
+    roles = found(nlp, "The storage array was not the cause of the outage.")
+    assert not any("storage array" in text for text in roles.get("RootCause", ()))
+
+
+def test_failures_of_a_thing_are_symptoms(nlp):
+    roles = found(nlp, "During the incident, checkout requests failed and the payment worker hung.")
+    symptoms = " | ".join(roles.get("Symptom", ()))
+    assert "requests failed" in symptoms
+
+
+def test_named_components_are_found_anywhere(nlp):
+    roles = found(nlp, "Engineers restarted the Consul cluster behind the service discovery layer.")
+    assert any("Consul cluster" in text for text in roles.get("Component", ()))
