@@ -26,6 +26,7 @@ from strawberry.http.base import HTTPException  # the class strawberry answers 4
 
 from incident_graph import __version__
 from incident_graph.api.body_limit import BodySizeLimit
+from incident_graph.api.export_endpoint import export_endpoint
 from incident_graph.api.context import READ_ONLY, RequestContext, request_context, write_access
 from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, MAX_REQUEST_BYTES
 from incident_graph.api.query_slots import QuerySlots
@@ -129,13 +130,15 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
             if owns_driver:
                 app_driver.close()
 
-    graphql = IncidentGraphQL(app_driver, token, introspection, QuerySlots(max_concurrent_reads), trace)
+    slots = QuerySlots(max_concurrent_reads)  # shared by every read: GraphQL, the export
+    graphql = IncidentGraphQL(app_driver, token, introspection, slots, trace)
     from incident_graph.api.page import page_routes  # the Incident Library page at / and /static
 
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/healthz", health_endpoint(app_driver, writable=token is not None), methods=["GET"]),
+            Route("/export.jsonl", export_endpoint(app_driver, slots), methods=["GET"]),
             *page_routes(),
         ],
         middleware=[Middleware(BodySizeLimit, max_bytes=MAX_REQUEST_BYTES)],

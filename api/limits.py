@@ -32,6 +32,8 @@ MAX_LISTED_CASES = 20  # connecting / supporting cases listed per result (their 
 MAX_DOCUMENTS = 100  # per ingestDocuments call
 MAX_DOCUMENT_CHARS = 1_000_000
 MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
+DEFAULT_EXPORT_RECORDS = 200  # records per page of GET /export.jsonl
+MAX_EXPORT_RECORDS = 1_000
 READ_TIMEOUT_S = 30.0  # per Cypher query, enforced by Neo4j
 QUERY_QUEUE_TIMEOUT_S = 60.0  # how long a query may wait for its turn before "the server is busy"
 
