@@ -374,3 +374,49 @@ RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found,
 
 # Quantifier bounds cannot be parameters: one statement per allowed hop count.
 SHORTEST_PATH: dict[int, str] = {hops: _shortest_path(hops) for hops in range(1, MAX_PATH_HOPS + 1)}
+
+
+# ------------------------------------------------------------------ counts and trends
+
+
+def group_counts(criteria: CaseCriteria, entity_type: EntityType) -> str:
+    """Parameters: the criteria's, plus `skip` and `limit`. One row: group_count (entities of the
+    type linked from the filtered cases) and page, [{entity, count}] most cases first."""
+    return (
+        _case_match(criteria.shape)
+        + f"\nMATCH (c)-[:{entity_type.relationship}]->(entity:{entity_type.label})"
+        + "\nWITH entity, count(DISTINCT c) AS count"
+        + "\nORDER BY count DESC, entity.name"
+        + f"\nWITH collect({{entity: {entity_map('entity')}, count: count}}) AS groups"
+        + "\nRETURN size(groups) AS group_count, groups[$skip..$skip + $limit] AS page"
+    )
+
+
+# A period is [year, month]; with $monthly false every month is 1, so a period is a year.
+PERIOD_OF_DAY = "[day.year, CASE WHEN $monthly THEN day.month ELSE 1 END]"
+
+
+def cases_per_period(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `monthly`. Rows: period ([year, month], null for undated
+    cases) and count, over the filtered cases."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH c.published_on AS day"
+        + f"\nWITH CASE WHEN day IS NULL THEN NULL ELSE {PERIOD_OF_DAY} END AS period, count(*) AS count"
+        + "\nRETURN period, count ORDER BY period"
+    )
+
+
+def trend_series(criteria: CaseCriteria, entity_type: EntityType) -> str:
+    """Parameters: the criteria's, plus `monthly`, `skip` and `limit`. One row: series_count and page,
+    [{entity, total, buckets: [{period, count}]}] most dated cases first."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH c, c.published_on AS day WHERE day IS NOT NULL"
+        + f"\nMATCH (c)-[:{entity_type.relationship}]->(entity:{entity_type.label})"
+        + f"\nWITH entity, {PERIOD_OF_DAY} AS period, count(DISTINCT c) AS count"
+        + "\nWITH entity, collect({period: period, count: count}) AS buckets, sum(count) AS total"
+        + "\nORDER BY total DESC, entity.name"
+        + f"\nWITH collect({{entity: {entity_map('entity')}, total: total, buckets: buckets}}) AS series"
+        + "\nRETURN size(series) AS series_count, series[$skip..$skip + $limit] AS page"
+    )
