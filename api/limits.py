@@ -32,6 +32,7 @@ MAX_LISTED_CASES = 20  # connecting / supporting cases listed per result (their 
 MAX_DOCUMENTS = 100  # per ingestDocuments call
 MAX_DOCUMENT_CHARS = 1_000_000
 MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
+MAX_MCP_REQUEST_BYTES = 1_000_000  # one MCP message over HTTP (tools take names and phrases)
 DEFAULT_TREND_SERIES = 10  # series per page of `trends`
 MAX_TREND_PERIODS = 600  # fifty years by month
 DEFAULT_EXPORT_RECORDS = 200  # records per page of GET /export.jsonl

@@ -517,6 +517,27 @@ def serve(
               max_concurrent_reads=max_concurrent_reads)
 
 
+@app.command("mcp")
+def mcp(
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+    max_concurrent_reads: int = MaxConcurrentReadsOption,
+) -> None:
+    """Serve the graph to an AI assistant as an MCP server over stdio (read-only; `serve` has it at /mcp).
+
+    Stdout carries the protocol only: messages and logs go to stderr.
+    """
+    import anyio
+
+    from incident_graph.api.mcp_server import build_mcp_server
+    from incident_graph.api.query_slots import QuerySlots
+
+    with connected(settings_from(uri, user, password)) as driver:
+        server = build_mcp_server(driver, QuerySlots(max_concurrent_reads))
+        anyio.run(server.run_stdio_async)
+
+
 @app.command("export-schema")
 def export_schema(
     check: bool = typer.Option(False, "--check", help="Only check: exit 1 when the file is out of date."),
