@@ -12,7 +12,8 @@ from strawberry.extensions import DisableIntrospection
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
-from incident_graph.api import analytics, resolvers
+from incident_graph.api import analytics, resolvers, stack_review
+from incident_graph.api.stack_review_types import StackReview
 from incident_graph.api.analytics_types import GroupCounts, Trends
 from incident_graph.api.errors import CodedParserCache, ErrorCodes, is_refusal, shortened
 from incident_graph.api.limits import document_limits
@@ -94,6 +95,11 @@ class Query:
         resolver=analytics.trends,
         description="The filtered cases per year or month, in all and for the entities of one type (`groupBy`), "
         "most cases first, each with its slope (is it growing?).",
+    )
+    stack_review: StackReview = strawberry.field(
+        resolver=stack_review.stack_review,
+        description="Root causes, contributing factors and lessons of past cases involving these components "
+        "(or their broader or narrower concepts), most cases and most recent first; unknown names are listed.",
     )
     # One lookup per entity type, each with its explicit GraphQL type (the SDL is the contract).
     symptoms = entity_lookup_field(entity_types.SYMPTOM, Symptom)

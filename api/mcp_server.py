@@ -59,6 +59,20 @@ query RootCauses($symptom: String!, $first: Int) {
 }
 """
 
+STACK_FINDING = "entity { name description } caseCount latest " \
+                "cases { case { id title publishedOn } via evidence { sentence confidence } }"
+STACK_REVIEW_QUERY = f"""
+query StackReview($components: [String!]!, $first: Int) {{
+  stackReview(components: $components, first: $first) {{
+    components {{ asked component {{ name }} }}
+    unknown caseCount rootCauseCount contributingFactorCount lessonCount
+    rootCauses {{ {STACK_FINDING} }}
+    contributingFactors {{ {STACK_FINDING} }}
+    lessons {{ case {{ id title publishedOn }} via lessons }}
+  }}
+}}
+"""
+
 Names = Annotated[list[str] | None, Field(description="Canonical names; any of them matches (broader matches narrower).")]
 First = Annotated[int, Field(ge=1, le=limits.MAX_PAGE_SIZE, description="How many results (a page).")]
 
@@ -194,6 +208,17 @@ def build_mcp_server(driver: Driver, slots: QuerySlots | None = None) -> MCPServ
         counts = (await graph.data(ROOT_CAUSE_COUNTS_QUERY, {"symptom": symptom, "first": first}))["counts"]
         return {"symptom": symptom, "cases": counts["totalCases"], "root_cause_count": counts["totalCount"],
                 "root_causes": [edge["node"] for edge in counts["edges"]]}
+
+    @server.tool(annotations=READ_ONLY_TOOL)
+    async def stack_review(
+        components: Annotated[list[str], Field(description="The components you run: names or aliases, "
+                                              "e.g. etcd, PostgreSQL, GPU.")],
+        first: First = 10,
+    ) -> dict[str, Any]:
+        """Check your stack against past incidents: the root causes, contributing factors and lessons of
+        cases involving these components (or their broader or narrower concepts), most cases and most
+        recent first, each with its cases and evidence; names the graph does not know are listed as unknown."""
+        return (await graph.data(STACK_REVIEW_QUERY, {"components": components, "first": first}))["stackReview"]
 
     @server.resource("incident://case/{id}", name="case", mime_type="application/json",
                      description="One incident case as JSON: text, sections, entities and evidence.")

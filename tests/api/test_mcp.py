@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 
 INCIDENT_GRAPH = Path(sys.executable).with_name("incident-graph")
 TOOLS = {"search_cases", "get_case", "diagnose", "cases_sharing_root_cause", "related_cases", "suggest_filters",
-         "root_causes_for_symptom"}
+         "root_causes_for_symptom", "stack_review"}
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -137,3 +137,13 @@ async def test_bad_arguments_are_clear_tool_errors(client: Client, tool: str, ar
                                                   message: str):
     text = await refusal(client, tool, **arguments)
     assert message in text and "Traceback" not in text
+
+
+async def test_stack_review_ranks_what_past_cases_of_the_stack_teach(client: Client):
+    review = await call(client, "stack_review", components=["gpu", "etcd"])
+    assert review["unknown"] == ["etcd"] and review["components"] == [{"asked": "gpu", "component": {"name": "GPU"}}]
+    assert [(f["entity"]["name"], f["caseCount"]) for f in review["rootCauses"]][:1] == [("silent data corruption", 3)]
+    assert review["lessons"][0] == {"case": {"id": "gpu-sdc-bytedance", "title": "Defective GPUs silently corrupt "
+                                             "LLM training", "publishedOn": "2024-05-01"},
+                                    "via": ["GPU"], "lessons": "Check the hardware."}
+    assert "`components` must name at least one component" in await refusal(client, "stack_review", components=[])

@@ -40,6 +40,7 @@ def test_contract_names():
         "path": {"from", "to", "maxHops"}, "subgraph": {"filter", "limit"},
         "counts": {"by", "filter", "first", "after"},
         "trends": {"groupBy", "filter", "interval", "first", "after"},
+        "stackReview": {"components", "first", "after"},
         **{name: {"search", "first", "after"}
            for name in ("symptoms", "rootCauses", "components", "contributingFactors", "organisations")},
     }
