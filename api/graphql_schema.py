@@ -12,7 +12,8 @@ from strawberry.extensions import DisableIntrospection
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
-from incident_graph.api import analytics, resolvers, stack_review
+from incident_graph.api import analytics, concept_graph, resolvers, stack_review
+from incident_graph.api.concept_graph import ConceptGraph
 from incident_graph.api.stack_review_types import StackReview
 from incident_graph.api.analytics_types import GroupCounts, Trends
 from incident_graph.api.errors import CodedParserCache, ErrorCodes, is_refusal, shortened
@@ -95,6 +96,11 @@ class Query:
         resolver=analytics.trends,
         description="The filtered cases per year or month, in all and for the entities of one type (`groupBy`), "
         "most cases first, each with its slope (is it growing?).",
+    )
+    concept_graph: ConceptGraph = strawberry.field(
+        resolver=concept_graph.concept_graph,
+        description="The `limit` entities most of the filtered cases link to, with their counts, joined when "
+        "cases link to both (the strongest 400 links): the page's concept view.",
     )
     stack_review: StackReview = strawberry.field(
         resolver=stack_review.stack_review,

@@ -487,3 +487,29 @@ STACK_LESSONS = (
     + "\nWITH size(cases) AS case_count, [item IN cases WHERE item.lessons <> ''] AS with_lessons"
     + "\nRETURN case_count, size(with_lessons) AS total, with_lessons[$skip..$skip + $limit] AS page"
 )
+
+
+# ------------------------------------------------------------------ concept graph
+
+
+def concept_graph(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `limit` (entities) and `link_limit`. One row: case_count,
+    concepts [{entity, count}] most cases first, links [{source, target, shared}] (element ids),
+    the pairs of those entities linked from the same cases, most shared first."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH collect(c) AS cases"
+        + "\nCALL (cases) {"
+        + f"\n  UNWIND cases AS c MATCH (c)-[:{CASE_LINK_TYPES}]->(entity)"
+        + "\n  WITH entity, count(DISTINCT c) AS count ORDER BY count DESC, entity.name LIMIT $limit"
+        + "\n  RETURN collect({entity: entity, count: count}) AS top"
+        + "\n}"
+        + "\nWITH cases, top, [item IN top | item.entity] AS entities"
+        + "\nCALL (cases, entities) {"
+        + f"\n  UNWIND cases AS c MATCH (a)<-[:{CASE_LINK_TYPES}]-(c)-[:{CASE_LINK_TYPES}]->(b)"
+        + "\n  WHERE elementId(a) < elementId(b) AND a IN entities AND b IN entities"
+        + "\n  WITH a, b, count(DISTINCT c) AS shared ORDER BY shared DESC, a.name, b.name LIMIT $link_limit"
+        + "\n  RETURN collect({source: elementId(a), target: elementId(b), shared: shared}) AS links"
+        + "\n}"
+        + f"\nRETURN size(cases) AS case_count, [item IN top | {{entity: {entity_map('item.entity')}, count: item.count}}] AS concepts, links"
+    )

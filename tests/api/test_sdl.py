@@ -41,6 +41,7 @@ def test_contract_names():
         "counts": {"by", "filter", "first", "after"},
         "trends": {"groupBy", "filter", "interval", "first", "after"},
         "stackReview": {"components", "first", "after"},
+        "conceptGraph": {"filter", "limit"},
         **{name: {"search", "first", "after"}
            for name in ("symptoms", "rootCauses", "components", "contributingFactors", "organisations")},
     }
