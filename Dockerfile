@@ -6,6 +6,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund \
  && mkdir vendor \
  && cp node_modules/cytoscape/dist/cytoscape.min.js \
+       node_modules/layout-base/layout-base.js \
+       node_modules/cose-base/cose-base.js \
+       node_modules/cytoscape-fcose/cytoscape-fcose.js \
        node_modules/react/umd/react.production.min.js \
        node_modules/react-dom/umd/react-dom.production.min.js \
        node_modules/graphiql/graphiql.min.js \

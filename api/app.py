@@ -1,4 +1,5 @@
-"""The Starlette application: GraphQL (and GraphiQL) at /graphql, Neo4j reachability at /healthz.
+"""The Starlette application: GraphQL (and GraphiQL) at /graphql, Neo4j reachability at /healthz,
+the MCP server's streamable HTTP transport at /mcp, the snapshot at /export.jsonl.
 
 `create_app` opens one driver for the app's lifetime (no connection is made until the first
 request, so the app starts even while Neo4j is down and /healthz can say so).
@@ -26,8 +27,10 @@ from strawberry.http.base import HTTPException  # the class strawberry answers 4
 
 from incident_graph import __version__
 from incident_graph.api.body_limit import BodySizeLimit
+from incident_graph.api.export_endpoint import export_endpoint
 from incident_graph.api.context import READ_ONLY, RequestContext, request_context, write_access
 from incident_graph.api.limits import DEFAULT_CONCURRENT_READS, MAX_REQUEST_BYTES
+from incident_graph.api.mcp_server import mcp_http_endpoint
 from incident_graph.api.query_slots import QuerySlots
 from incident_graph.api.graphql_schema import build_schema
 from incident_graph.config import Settings
@@ -121,21 +124,27 @@ def create_app(settings: Settings, token: str | None = None, *, driver: Driver |
     owns_driver = driver is None
     app_driver = driver if driver is not None else open_driver(settings, acquisition_timeout=10.0)
 
+    slots = QuerySlots(max_concurrent_reads)  # shared by every read: GraphQL, MCP, the export
+    mcp_endpoint, mcp_sessions = mcp_http_endpoint(app_driver, slots)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            yield
+            async with mcp_sessions.run():
+                yield
         finally:
             if owns_driver:
                 app_driver.close()
 
-    graphql = IncidentGraphQL(app_driver, token, introspection, QuerySlots(max_concurrent_reads), trace)
+    graphql = IncidentGraphQL(app_driver, token, introspection, slots, trace)
     from incident_graph.api.page import page_routes  # the Incident Library page at / and /static
 
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/healthz", health_endpoint(app_driver, writable=token is not None), methods=["GET"]),
+            Route("/export.jsonl", export_endpoint(app_driver, slots), methods=["GET"]),
+            Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
             *page_routes(),
         ],
         middleware=[Middleware(BodySizeLimit, max_bytes=MAX_REQUEST_BYTES)],

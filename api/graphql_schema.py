@@ -12,7 +12,10 @@ from strawberry.extensions import DisableIntrospection
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
-from incident_graph.api import resolvers
+from incident_graph.api import analytics, concept_graph, resolvers, stack_review
+from incident_graph.api.concept_graph import ConceptGraph
+from incident_graph.api.stack_review_types import StackReview
+from incident_graph.api.analytics_types import GroupCounts, Trends
 from incident_graph.api.errors import CodedParserCache, ErrorCodes, is_refusal, shortened
 from incident_graph.api.limits import document_limits
 from incident_graph.api.mutations import Mutation
@@ -84,6 +87,25 @@ class Query:
         resolver=resolvers.subgraph,
         description="Nodes and edges for a graph view: up to `limit` matching cases, their entities and "
         "the broader links among those entities.",
+    )
+    counts: GroupCounts = strawberry.field(
+        resolver=analytics.counts,
+        description="The filtered cases grouped by the entities of one type (`by`), most cases first, with totals.",
+    )
+    trends: Trends = strawberry.field(
+        resolver=analytics.trends,
+        description="The filtered cases per year or month, in all and for the entities of one type (`groupBy`), "
+        "most cases first, each with its slope (is it growing?).",
+    )
+    concept_graph: ConceptGraph = strawberry.field(
+        resolver=concept_graph.concept_graph,
+        description="The `limit` entities most of the filtered cases link to, with their counts, joined when "
+        "cases link to both (the strongest 400 links): the page's concept view.",
+    )
+    stack_review: StackReview = strawberry.field(
+        resolver=stack_review.stack_review,
+        description="Root causes, contributing factors and lessons of past cases involving these components "
+        "(or their broader or narrower concepts), most cases and most recent first; unknown names are listed.",
     )
     # One lookup per entity type, each with its explicit GraphQL type (the SDL is the contract).
     symptoms = entity_lookup_field(entity_types.SYMPTOM, Symptom)

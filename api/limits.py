@@ -32,6 +32,14 @@ MAX_LISTED_CASES = 20  # connecting / supporting cases listed per result (their 
 MAX_DOCUMENTS = 100  # per ingestDocuments call
 MAX_DOCUMENT_CHARS = 1_000_000
 MAX_REQUEST_BYTES = 8_000_000  # any HTTP request body, so a batch of documents too
+MAX_MCP_REQUEST_BYTES = 1_000_000  # one MCP message over HTTP (tools take names and phrases)
+DEFAULT_CONCEPTS = 60  # entities of the concept graph
+MAX_CONCEPTS = 150
+MAX_CONCEPT_LINKS = 400  # the strongest links among them
+DEFAULT_TREND_SERIES = 10  # series per page of `trends`
+MAX_TREND_PERIODS = 600  # fifty years by month
+DEFAULT_EXPORT_RECORDS = 200  # records per page of GET /export.jsonl
+MAX_EXPORT_RECORDS = 1_000
 READ_TIMEOUT_S = 30.0  # per Cypher query, enforced by Neo4j
 QUERY_QUEUE_TIMEOUT_S = 60.0  # how long a query may wait for its turn before "the server is busy"
 

@@ -17,7 +17,15 @@ from datetime import date
 from functools import lru_cache
 
 from incident_graph.graph.admin import CASE_TEXT_INDEX
-from incident_graph.schema.entity_types import BROADER, BY_LABEL, ENTITY_TYPES, LABELS, RELATIONSHIPS, EntityType
+from incident_graph.schema.entity_types import (
+    BROADER,
+    BY_LABEL,
+    COMPONENT,
+    ENTITY_TYPES,
+    LABELS,
+    RELATIONSHIPS,
+    EntityType,
+)
 from incident_graph.schema.models import Case, property_names
 
 MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops to this
@@ -25,6 +33,7 @@ MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops
 # `-[:A|B|C]->` and `['A', 'B']` fragments, from the closed sets only.
 CASE_LINK_TYPES = "|".join(RELATIONSHIPS)
 PATH_LINK_TYPES = f"{CASE_LINK_TYPES}|{BROADER}"
+COMPONENT_RELATIONSHIP = COMPONENT.relationship
 ENTITY_LABELS_LIST = "[" + ", ".join(f"'{label}'" for label in LABELS) + "]"
 
 
@@ -374,3 +383,133 @@ RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found,
 
 # Quantifier bounds cannot be parameters: one statement per allowed hop count.
 SHORTEST_PATH: dict[int, str] = {hops: _shortest_path(hops) for hops in range(1, MAX_PATH_HOPS + 1)}
+
+
+# ------------------------------------------------------------------ counts and trends
+
+
+def group_counts(criteria: CaseCriteria, entity_type: EntityType) -> str:
+    """Parameters: the criteria's, plus `skip` and `limit`. One row: group_count (entities of the
+    type linked from the filtered cases) and page, [{entity, count}] most cases first."""
+    return (
+        _case_match(criteria.shape)
+        + f"\nMATCH (c)-[:{entity_type.relationship}]->(entity:{entity_type.label})"
+        + "\nWITH entity, count(DISTINCT c) AS count"
+        + "\nORDER BY count DESC, entity.name"
+        + f"\nWITH collect({{entity: {entity_map('entity')}, count: count}}) AS groups"
+        + "\nRETURN size(groups) AS group_count, groups[$skip..$skip + $limit] AS page"
+    )
+
+
+# A period is [year, month]; with $monthly false every month is 1, so a period is a year.
+PERIOD_OF_DAY = "[day.year, CASE WHEN $monthly THEN day.month ELSE 1 END]"
+
+
+def cases_per_period(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `monthly`. Rows: period ([year, month], null for undated
+    cases) and count, over the filtered cases."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH c.published_on AS day"
+        + f"\nWITH CASE WHEN day IS NULL THEN NULL ELSE {PERIOD_OF_DAY} END AS period, count(*) AS count"
+        + "\nRETURN period, count ORDER BY period"
+    )
+
+
+def trend_series(criteria: CaseCriteria, entity_type: EntityType) -> str:
+    """Parameters: the criteria's, plus `monthly`, `skip` and `limit`. One row: series_count and page,
+    [{entity, total, buckets: [{period, count}]}] most dated cases first."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH c, c.published_on AS day WHERE day IS NOT NULL"
+        + f"\nMATCH (c)-[:{entity_type.relationship}]->(entity:{entity_type.label})"
+        + f"\nWITH entity, {PERIOD_OF_DAY} AS period, count(DISTINCT c) AS count"
+        + "\nWITH entity, collect({period: period, count: count}) AS buckets, sum(count) AS total"
+        + "\nORDER BY total DESC, entity.name"
+        + f"\nWITH collect({{entity: {entity_map('entity')}, total: total, buckets: buckets}}) AS series"
+        + "\nRETURN size(series) AS series_count, series[$skip..$skip + $limit] AS page"
+    )
+
+
+# ------------------------------------------------------------------ stack review
+
+# Each asked name to the component it names: its canonical name or an alias, case-insensitive
+# (the name first). Rows in the order asked; `component` is null for a name the graph lacks.
+STACK_COMPONENTS = f"""
+UNWIND range(0, size($names) - 1) AS position
+WITH position, $names[position] AS asked, toLower($names[position]) AS needle
+WITH position, asked, head(COLLECT {{
+  MATCH (c:Component)
+  WHERE toLower(c.name) = needle OR any(alias IN coalesce(c.aliases, []) WHERE toLower(alias) = needle)
+  RETURN c ORDER BY CASE WHEN toLower(c.name) = needle THEN 0 ELSE 1 END, c.name
+}}) AS c
+RETURN asked, CASE WHEN c IS NULL THEN NULL ELSE {entity_map("c")} END AS component
+ORDER BY position
+"""
+
+# The cases involving the named components ($components, canonical names), their broader concepts
+# or their narrower ones; `via` says which of the named components led to each case.
+STACK_CASES = f"""
+UNWIND $components AS component_name
+MATCH (asked:Component {{name: component_name}})
+CALL (asked) {{
+  MATCH (asked)-[:{BROADER}*0..]->(concept:Component) RETURN concept
+  UNION
+  MATCH (concept:Component)-[:{BROADER}*1..]->(asked) RETURN concept
+}}
+MATCH (concept)<-[:{COMPONENT_RELATIONSHIP}]-(c:Case)
+WITH c, collect(DISTINCT asked.name) AS via
+"""
+
+
+def stack_findings(entity_type: EntityType) -> str:
+    """Parameters: components, skip, limit, case_limit. One row: total and page, the entities of the
+    type linked from the stack's cases, most cases first, then most recent; each with its first
+    `case_limit` cases (newest first) and the evidence of the link."""
+    return (
+        STACK_CASES
+        + f"MATCH (c)-[link:{entity_type.relationship}]->(finding:{entity_type.label})"
+        + f"\nWITH finding, c, via, link ORDER BY {CASE_ORDER}"
+        + "\nWITH finding, count(c) AS case_count, max(c.published_on) AS latest,"
+        + f"\n     collect({{case_id: c.case_id, via: via, evidence: {EVIDENCE_MAP}}}) AS cases"
+        + "\nORDER BY case_count DESC, latest IS NULL, latest DESC, finding.name"
+        + f"\nWITH collect({{finding: {entity_map('finding')}, case_count: case_count, latest: latest,"
+        + "\n                cases: cases[..$case_limit]}) AS findings"
+        + "\nRETURN size(findings) AS total, findings[$skip..$skip + $limit] AS page"
+    )
+
+
+# Parameters: components, skip, limit. One row: how many cases, and a page of those with lessons, newest first.
+STACK_LESSONS = (
+    STACK_CASES
+    + f"ORDER BY {CASE_ORDER}"
+    + "\nWITH collect({case_id: c.case_id, via: via, lessons: coalesce(c.lessons, '')}) AS cases"
+    + "\nWITH size(cases) AS case_count, [item IN cases WHERE item.lessons <> ''] AS with_lessons"
+    + "\nRETURN case_count, size(with_lessons) AS total, with_lessons[$skip..$skip + $limit] AS page"
+)
+
+
+# ------------------------------------------------------------------ concept graph
+
+
+def concept_graph(criteria: CaseCriteria) -> str:
+    """Parameters: the criteria's, plus `limit` (entities) and `link_limit`. One row: case_count,
+    concepts [{entity, count}] most cases first, links [{source, target, shared}] (element ids),
+    the pairs of those entities linked from the same cases, most shared first."""
+    return (
+        _case_match(criteria.shape)
+        + "\nWITH collect(c) AS cases"
+        + "\nCALL (cases) {"
+        + f"\n  UNWIND cases AS c MATCH (c)-[:{CASE_LINK_TYPES}]->(entity)"
+        + "\n  WITH entity, count(DISTINCT c) AS count ORDER BY count DESC, entity.name LIMIT $limit"
+        + "\n  RETURN collect({entity: entity, count: count}) AS top"
+        + "\n}"
+        + "\nWITH cases, top, [item IN top | item.entity] AS entities"
+        + "\nCALL (cases, entities) {"
+        + f"\n  UNWIND cases AS c MATCH (a)<-[:{CASE_LINK_TYPES}]-(c)-[:{CASE_LINK_TYPES}]->(b)"
+        + "\n  WHERE elementId(a) < elementId(b) AND a IN entities AND b IN entities"
+        + "\n  WITH a, b, count(DISTINCT c) AS shared ORDER BY shared DESC, a.name, b.name LIMIT $link_limit"
+        + "\n  RETURN collect({source: elementId(a), target: elementId(b), shared: shared}) AS links"
+        + "\n}"
+        + f"\nRETURN size(cases) AS case_count, [item IN top | {{entity: {entity_map('item.entity')}, count: item.count}}] AS concepts, links"
+    )

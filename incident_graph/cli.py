@@ -403,6 +403,88 @@ def db_reset(
     console.print(f"Deleted {deleted} nodes; the schema is kept.")
 
 
+# ------------------------------------------------------------------ snapshots
+
+
+class SnapshotFormat(str, Enum):
+    jsonl = "jsonl"  # a snapshot `import` loads again
+    graphml = "graphml"  # for Gephi, yEd or networkx
+
+
+@app.command("export")
+def export_snapshot(
+    path: Path = typer.Argument(..., metavar="PATH", help="The file to write."),
+    snapshot_format: SnapshotFormat = typer.Option(SnapshotFormat.jsonl, "--format",
+                                                   help="jsonl (a snapshot `import` reads) or graphml."),
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+) -> None:
+    """Write every case (text, metadata, links with evidence) and entity to a file, a page at a time.
+
+    JSON Lines is a snapshot that `incident-graph import` loads again; GraphML is for graph tools.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from incident_graph.graph.graphml import graphml_chunks
+    from incident_graph.graph.snapshot import HEADER_KIND, count_records, driver_reader, iter_snapshot, record_line
+
+    with connected(settings_from(uri, user, password)) as driver:
+        read = driver_reader(driver)
+        total = count_records(read)
+        columns = (TextColumn("export"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        written = 0
+        with Progress(*columns, console=errors, transient=True) as bar, \
+                path.open("w", encoding="utf-8") as output:
+            task = bar.add_task("", total=total)
+
+            def counted(records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+                nonlocal written
+                for record in records:
+                    yield record
+                    if record["kind"] != HEADER_KIND:
+                        written += 1
+                        bar.update(task, completed=written)
+
+            records = counted(iter_snapshot(read))
+            chunks = graphml_chunks(records) if snapshot_format is SnapshotFormat.graphml else map(record_line, records)
+            for chunk in chunks:
+                output.write(chunk)
+    console.print(f"exported {written} records ({snapshot_format.value}) to {path}", highlight=False)
+
+
+@app.command("import")
+def import_snapshot(
+    path: Path = typer.Argument(..., metavar="PATH", exists=True, dir_okay=False,
+                                help="A JSON Lines snapshot written by `incident-graph export`."),
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+) -> None:
+    """Load a JSON Lines snapshot into an empty or existing graph, with the same ids and no extraction.
+
+    Loading the same snapshot again changes nothing; a case in both takes the snapshot's version.
+    """
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from incident_graph.graph.admin import install_constraints_and_indexes
+    from incident_graph.graph.snapshot import SnapshotError
+    from incident_graph.graph.snapshot_load import load_snapshot
+
+    columns = (TextColumn("import"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    with connected(settings_from(uri, user, password)) as driver, path.open("rb") as source:
+        install_constraints_and_indexes(driver)
+        with Progress(*columns, console=errors, transient=True) as bar:
+            task = bar.add_task("", total=path.stat().st_size)
+            lines = (line.decode("utf-8", errors="replace") for line in source)
+            try:
+                summary = load_snapshot(driver, lines, progress=lambda _: bar.update(task, completed=source.tell()))
+            except SnapshotError as error:
+                raise fail(f"{path}: {error}") from None
+    console.print(f"imported {summary.entities} entities, {summary.cases} cases, {summary.links} links "
+                  f"from {path}", highlight=False)
+
+
 # ------------------------------------------------------------------ api
 
 
@@ -437,6 +519,27 @@ def serve(
     console.print(f"GraphQL API on http://{host}:{port}/graphql ({mode}), Neo4j at {settings.uri}", highlight=False)
     serve_api(settings, host=host, port=port, token=token, introspection=not no_introspection,
               max_concurrent_reads=max_concurrent_reads)
+
+
+@app.command("mcp")
+def mcp(
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+    max_concurrent_reads: int = MaxConcurrentReadsOption,
+) -> None:
+    """Serve the graph to an AI assistant as an MCP server over stdio (read-only; `serve` has it at /mcp).
+
+    Stdout carries the protocol only: messages and logs go to stderr.
+    """
+    import anyio
+
+    from incident_graph.api.mcp_server import build_mcp_server
+    from incident_graph.api.query_slots import QuerySlots
+
+    with connected(settings_from(uri, user, password)) as driver:
+        server = build_mcp_server(driver, QuerySlots(max_concurrent_reads))
+        anyio.run(server.run_stdio_async)
 
 
 @app.command("export-schema")

@@ -1,6 +1,7 @@
 // The Incident Library page. Everything it shows comes from the API: /graphql, and the entity types
 // from /entity-types. The modules in library/: api.js (requests), dom.js (building the DOM),
-// state.js (filters, URL fragment), facets.js, cases.js (the list), graph.js, search.js, case-page.js.
+// state.js (filters, URL fragment), facets.js, cases.js (the list), graph.js (the case view),
+// concept-graph.js (the concept view), search.js, case-page.js.
 //
 // Stored text (titles, write-ups, entity names, evidence) is untrusted: the DOM is built with
 // createElement and textContent only, never innerHTML, and links are only made from http(s) URLs.
@@ -8,6 +9,7 @@
 import { entityTypes } from "./library/api.js";
 import { showCase, showLibrary } from "./library/case-page.js";
 import { changePage, loadLibrary } from "./library/cases.js";
+import { currentConceptGraph, showGraphView } from "./library/concept-graph.js";
 import { $, showError } from "./library/dom.js";
 import { renderChips } from "./library/facets.js";
 import { currentGraph, renderLegend } from "./library/graph.js";
@@ -55,6 +57,8 @@ async function start() {
     renderSuggestions(null, null);
     navigate({ filter: emptyFilter(), text: "", caseId: null });
   });
+  $("view-cases").addEventListener("click", () => showGraphView("cases"));
+  $("view-concepts").addEventListener("click", () => showGraphView("concepts"));
   $("prev-page").addEventListener("click", () => changePage(-1));
   $("next-page").addEventListener("click", () => changePage(1));
   window.addEventListener("hashchange", applyFragment);
@@ -68,6 +72,9 @@ window.incidentLibrary = {
   },
   get graph() {
     return currentGraph();
+  },
+  get conceptGraph() {
+    return currentConceptGraph();
   },
 };
 

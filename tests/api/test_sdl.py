@@ -38,6 +38,10 @@ def test_contract_names():
         "case": {"id"}, "cases": {"filter", "first", "after"}, "casesSharingRootCause": {"symptom", "first"},
         "relatedCases": {"id", "via", "first"}, "diagnose": {"symptoms", "first"}, "suggestFilters": {"text"},
         "path": {"from", "to", "maxHops"}, "subgraph": {"filter", "limit"},
+        "counts": {"by", "filter", "first", "after"},
+        "trends": {"groupBy", "filter", "interval", "first", "after"},
+        "stackReview": {"components", "first", "after"},
+        "conceptGraph": {"filter", "limit"},
         **{name: {"search", "first", "after"}
            for name in ("symptoms", "rootCauses", "components", "contributingFactors", "organisations")},
     }

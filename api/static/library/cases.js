@@ -3,6 +3,7 @@
 import { isAbort, latest } from "./api.js";
 import { $, clear, el, plural, showError } from "./dom.js";
 import { facetSelection, renderFacets } from "./facets.js";
+import { loadConceptGraph } from "./concept-graph.js";
 import { loadGraph } from "./graph.js";
 import { caseFilter, fragmentFor, hasFilters, state, types } from "./state.js";
 
@@ -33,7 +34,10 @@ export async function loadLibrary({ graph }) {
   list.dataset.state = "loading";
   if (!list.children.length) list.append(el("li", { className: "empty" }, "Loading cases…"));
   $("cases-card").classList.add("loading");
-  if (graph) loadGraph();
+  if (graph) {
+    loadGraph();
+    loadConceptGraph();
+  }
   try {
     const data = await request(libraryQuery(), { filter: caseFilter(), first: PAGE_SIZE, after: state.after });
     state.libraryLoaded = true;

@@ -31,7 +31,7 @@ function cssColor(name, fallback) {
   return value || fallback;
 }
 
-function typeColor(type) {
+export function typeColor(type) {
   return cssColor(`--type-${type.toLowerCase().replace(/_/g, "-")}`, "#868e96");
 }
 
@@ -48,6 +48,7 @@ function shorten(text, length) {
 
 export async function loadGraph() {
   const container = $("graph");
+  if (container.hidden) return; // the concept view is on screen
   const note = $("graph-note");
   if (typeof window.cytoscape !== "function") {
     container.dataset.state = "unavailable";
