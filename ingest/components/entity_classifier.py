@@ -129,6 +129,8 @@ class EntityClassifier:
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
                 continue
             for k, label in enumerate(TYPES, start=1):
+                if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
+                    continue  # a component is a thing: a clause never names one
                 threshold = self.thresholds[label]
                 if self.rule_keeps(candidate, label):
                     ranked.append((max(float(candidate.span._.confidence or 0.0), float(row[k])), label, candidate))
