@@ -17,7 +17,7 @@ from neo4j import Driver
 from incident_graph.config import Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
-from incident_graph.graph.connection import connect
+from incident_graph.graph.connection import bind_neomodel, connect
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_PASSWORD = "incident-graph-tests"
@@ -72,8 +72,10 @@ def driver(neo4j_settings: Settings) -> Iterator[Driver]:
 
 @pytest.fixture
 def empty_graph(driver: Driver) -> Driver:
-    """A graph with the schema and no data, for tests that write."""
+    """A graph with the schema and no data, for tests that write; neomodel's classes on this driver
+    (an earlier test's Graph client may have bound them to its own, since closed)."""
     reset_data(driver)
+    bind_neomodel(driver)
     return driver
 
 
