@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from incident_graph.graph.admin import CASE_TEXT_INDEX
 from incident_graph.schema.entity_types import BROADER, BY_LABEL, ENTITY_TYPES, LABELS, RELATIONSHIPS, EntityType
-from incident_graph.schema.models import Case, property_names
+from incident_graph.schema.models import UNREAD_CASE_PROPERTIES, Case, property_names
 
 MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops to this
 
@@ -52,7 +52,7 @@ CASE_ORDER = "c.published_on IS NULL, c.published_on DESC, c.case_id"
 CASES_BY_ID = f"""
 UNWIND $case_ids AS case_id
 MATCH (c:Case {{case_id: case_id}})
-RETURN c {{{", ".join(f".{name}" for name in property_names(Case))}}} AS case
+RETURN c {{{", ".join(f".{name}" for name in property_names(Case) if name not in UNREAD_CASE_PROPERTIES)}}} AS case
 """
 
 CASE_LINKS = f"""

@@ -15,6 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
+from incident_graph.ingest.embedding import docs_embedding
 from incident_graph.ingest.pipeline import model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
@@ -195,6 +196,7 @@ class Extractor:
             mentions=tuple(mentions),
             model=model_of(self.nlp),
             origin=writeup.origin,
+            embedding=docs_embedding(self.nlp, [self.nlp.make_doc(writeup.title), doc]),
         )
 
     def mentions(self, doc: Doc) -> Iterator[Mention]:
