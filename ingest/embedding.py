@@ -58,3 +58,10 @@ def docs_embedding(nlp: Language, docs: Iterable[Doc]) -> Embedding | None:
 def text_embedding(nlp: Language, text: str) -> Embedding | None:
     """The embedding of one text (tokenized only), or None without vectors or content words."""
     return docs_embedding(nlp, [nlp.make_doc(text)])
+
+
+def phrase_embedding(text: str, nlp: Language | None = None) -> Embedding | None:
+    """A search phrase's embedding through the same pipeline as ingest (None without vectors)."""
+    from incident_graph.ingest.pipeline import default_pipeline
+
+    return text_embedding(nlp or default_pipeline(), text)
