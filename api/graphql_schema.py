@@ -34,6 +34,7 @@ from incident_graph.api.types import (
     Path as GraphPath,
     RelatedCase,
     RootCause,
+    SimilarCase,
     Subgraph,
     Symptom,
 )
@@ -55,6 +56,10 @@ def entity_lookup_field(entity_type: entity_types.EntityType, node: type) -> Any
     )
 
 
+def similar_cases_field(resolver: Any, description: str) -> Any:
+    return strawberry.field(resolver=resolver, graphql_type=Connection[SimilarCase], description=description)
+
+
 @strawberry.type(description="Read access to the incident graph.")
 class Query:
     case: Case | None = strawberry.field(resolver=resolvers.case, description="One case by id, or null.")
@@ -71,6 +76,13 @@ class Query:
         resolver=resolvers.related_cases,
         description="Cases ranked by how many entities (of the `via` types; all by default) they share with this one.",
     )
+    similar_cases: Connection[SimilarCase] = similar_cases_field(
+        resolvers.similar_cases, "Cases like this one: by meaning (the cosine of their embeddings, found with "
+        "Neo4j's vector index) blended with the entities they share, best first, each saying why.")
+    cases_like: Connection[SimilarCase] = similar_cases_field(
+        resolvers.cases_like, "Cases like a phrase in your own words: by meaning (its embedding against the "
+        "cases', found with Neo4j's vector index) blended with the taxonomy entities it names, best first, each "
+        "saying why. Works when no taxonomy word occurs in the phrase.")
     diagnose: list[Diagnosis] = strawberry.field(
         resolver=resolvers.diagnose,
         description="Root causes ranked by how strongly the graph links them to these symptoms.",

@@ -28,6 +28,7 @@ DEFAULT_SUBGRAPH_CASES = 50
 MAX_SUBGRAPH_CASES = 200
 MAX_FILTER_VALUES = 50  # names per CaseFilter list, symptoms per diagnose
 MAX_TEXT_LENGTH = 500  # characters of a search phrase
+SIMILAR_CASE_POOL = 100  # candidates by meaning and by shared entities each; similar cases page within them
 MAX_LISTED_CASES = 20  # connecting / supporting cases listed per result (their count is exact)
 MAX_DOCUMENTS = 100  # per ingestDocuments call
 MAX_DOCUMENT_CHARS = 1_000_000

@@ -15,7 +15,7 @@ from strawberry.types.nodes import SelectedField
 
 from incident_graph.api import limits
 from incident_graph.api.errors import ClientError
-from incident_graph.api.pagination import window
+from incident_graph.api.pagination import Window, window
 from incident_graph.api.types import (
     Case,
     CaseConnection,
@@ -34,6 +34,7 @@ from incident_graph.api.types import (
     Path,
     RelatedCase,
     SharedRootCause,
+    SimilarCase,
     Subgraph,
     cases_from_ids,
     edges_and_page_info,
@@ -160,13 +161,74 @@ async def related_cases(
         RelatedCase(
             case=Case(id=strawberry.ID(row["case_id"])),
             shared_count=len(row["shared"]),
-            shared=[
-                entity_from_map(entity)
-                for entity in sorted(row["shared"], key=lambda e: (TYPE_ORDER[e["label"]], e["name"]))
-            ],
+            shared=sorted_entities(row["shared"]),
         )
         for row in rows
     ]
+
+
+def sorted_entities(rows: list[dict[str, Any]]) -> list[Any]:
+    return [entity_from_map(entity) for entity in sorted(rows, key=lambda e: (TYPE_ORDER[e["label"]], e["name"]))]
+
+
+async def similar_page(
+    info: Info, page: Window, vector: list[float] | None, entity_ids: list[str], exclude: list[str]
+) -> Connection[SimilarCase]:
+    """One page of the cases nearest to a vector and a set of entities (graph/queries.py SIMILAR_CASES)."""
+    row = await info.context.reader.single(
+        queries.SIMILAR_CASES, vector=vector, entity_ids=entity_ids, exclude=exclude,
+        pool=limits.SIMILAR_CASE_POOL, meaning_weight=queries.SIMILAR_MEANING_WEIGHT,
+        skip=page.skip, limit=page.limit + 1,
+    )
+    found = row["page"] if row else []
+    similar = [
+        SimilarCase(case=Case(id=strawberry.ID(item["case_id"])), score=item["score"], meaning=item["meaning"],
+                    shared_entity_score=item["overlap"], shared=sorted_entities(item["shared"]))
+        for item in found[: page.limit]
+    ]
+    edges, page_info = edges_and_page_info(similar, page, has_next=len(found) > page.limit)
+    return Connection(total_count=row["total"] if row else 0, edges=edges, page_info=page_info)
+
+
+async def similar_cases(
+    info: Info, id: strawberry.ID, first: int | None = limits.DEFAULT_PAGE_SIZE, after: str | None = None
+) -> Connection[SimilarCase]:
+    page = window(first, after)
+    source = await info.context.reader.single(queries.SIMILARITY_SOURCE, case_id=str(id))
+    if source is None:
+        raise ClientError(f"`id`: there is no case with id {str(id)!r}.")
+    return await similar_page(info, page, source["embedding"], source["entity_ids"], exclude=[str(id)])
+
+
+def read_phrase(text: str) -> tuple[list[float] | None, list[Any]]:
+    """The phrase's embedding and the taxonomy concepts it names, from the ingest pipeline."""
+    try:
+        # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
+        from incident_graph.ingest.embedding import phrase_embedding
+        from incident_graph.ingest.suggest import suggest_filters as find_filter_values
+    except ImportError:
+        raise ClientError("This needs the ingest pipeline, which is not installed.") from None
+    vector = phrase_embedding(text)
+    return (list(vector) if vector is not None else None), find_filter_values(text)
+
+
+async def cases_like(
+    info: Info, text: str, first: int | None = limits.DEFAULT_PAGE_SIZE, after: str | None = None
+) -> Connection[SimilarCase]:
+    phrase = limits.search_text(text).strip()
+    if not phrase:
+        raise ClientError("`text` must say something: it is empty.")
+    page = window(first, after)
+    vector, mentions = await anyio.to_thread.run_sync(read_phrase, phrase)
+    if vector is None and not mentions:
+        raise ClientError(
+            "`text`: nothing to compare by. Its words have no word vectors (the ingest pipeline runs without "
+            "a trained model, or the words are unknown) and it names no entity of the taxonomy."
+        )
+    rows = await info.context.reader.rows(
+        queries.ENTITY_IDS_BY_NAME, entities=[{"label": m.type, "name": m.name} for m in mentions]
+    )
+    return await similar_page(info, page, vector, [row["element_id"] for row in rows], exclude=[])
 
 
 async def diagnose(

@@ -20,6 +20,7 @@ from incident_graph.api.dataloaders import CaseRecord, EntityCasesKey
 from incident_graph.api.errors import ClientError
 from incident_graph.api.limits import DEFAULT_PAGE_SIZE
 from incident_graph.api.pagination import Window, window
+from incident_graph.graph.queries import SIMILAR_MEANING_WEIGHT
 from incident_graph.schema import entity_types, models
 from incident_graph.schema.models import property_defaults
 
@@ -345,6 +346,24 @@ class RelatedCase:
         description="How many entities it shares with the given case; the ranking key."
     )
     shared: list[Entity] = strawberry.field(description="The shared entities, by type then name.")
+
+
+@strawberry.type(description="A case similar to the given case or phrase, and why.")
+class SimilarCase:
+    case: Case
+    score: float = strawberry.field(
+        description=f"The ranking key: {SIMILAR_MEANING_WEIGHT} * meaning + {1 - SIMILAR_MEANING_WEIGHT} * "
+        "sharedEntityScore (a missing meaning counts 0). Candidates are the nearest cases by meaning (the vector "
+        "index) and those sharing most entities."
+    )
+    meaning: float | None = strawberry.field(
+        description="Cosine of the two embeddings (mean content-word vectors of the trained pipeline), from -1 "
+        "to 1; null when either has no embedding (a pipeline without vectors): only shared entities rank it."
+    )
+    shared_entity_score: float = strawberry.field(
+        description="Shared entities / sqrt(entities given * entities of this case), from 0 to 1."
+    )
+    shared: list[Entity] = strawberry.field(description="The entities it shares, by type then name.")
 
 
 @strawberry.type(description="A root cause the graph links to the given symptoms.")

@@ -8,19 +8,32 @@ from dataclasses import dataclass
 from neo4j import Driver
 
 from incident_graph.schema.entity_types import LABELS
-from incident_graph.schema.models import CASE_TEXT_PROPERTIES, ENTITY_TEXT_PROPERTIES, NODE_CLASSES
+from incident_graph.schema.models import (
+    CASE_TEXT_PROPERTIES,
+    EMBEDDING_DIMENSIONS,
+    ENTITY_TEXT_PROPERTIES,
+    NODE_CLASSES,
+)
 
 CASE_TEXT_INDEX = "case_text"
 ENTITY_NAME_INDEX = "entity_names"
+CASE_EMBEDDING_INDEX = "case_embedding"
 
 # Constraints and range indexes come from the neomodel classes (unique_index, index); the full-text
 # indexes span several properties, which neomodel cannot declare, so they are built here from the
-# model's lists and the closed set of labels.
+# model's lists and the closed set of labels, as is the vector index on case embeddings.
 FULL_TEXT_STATEMENTS = (
     f"CREATE FULLTEXT INDEX {CASE_TEXT_INDEX} IF NOT EXISTS FOR (c:Case) "
     f"ON EACH [{', '.join(f'c.{name}' for name in CASE_TEXT_PROPERTIES)}]",
     f"CREATE FULLTEXT INDEX {ENTITY_NAME_INDEX} IF NOT EXISTS FOR (e:{'|'.join(LABELS)}) "
     f"ON EACH [{', '.join(f'e.{name}' for name in ENTITY_TEXT_PROPERTIES)}]",
+)
+
+# Neo4j's own vector index over Case.embedding (schema/models.py), for cases similar by meaning.
+VECTOR_STATEMENTS = (
+    f"CREATE VECTOR INDEX {CASE_EMBEDDING_INDEX} IF NOT EXISTS FOR (c:Case) ON c.embedding "
+    f"OPTIONS {{indexConfig: {{`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
+    "`vector.similarity_function`: 'cosine'}}",
 )
 
 INCIDENT_LABELS = tuple(node_class.__label__ for node_class in NODE_CLASSES)
@@ -60,7 +73,7 @@ def install_constraints_and_indexes(driver: Driver) -> None:
     # neomodel reports "already exists" on its stdout argument; a rerun is expected, keep it quiet.
     for node_class in NODE_CLASSES:
         db.install_labels(node_class, stdout=io.StringIO())
-    for statement in FULL_TEXT_STATEMENTS:
+    for statement in (*FULL_TEXT_STATEMENTS, *VECTOR_STATEMENTS):
         driver.execute_query(statement)
     driver.execute_query("CALL db.awaitIndexes(300)")
 

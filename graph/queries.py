@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from incident_graph.graph.admin import CASE_TEXT_INDEX
+from incident_graph.graph.admin import CASE_EMBEDDING_INDEX, CASE_TEXT_INDEX
 from incident_graph.schema.entity_types import (
     BROADER,
     BY_LABEL,
@@ -26,7 +26,7 @@ from incident_graph.schema.entity_types import (
     RELATIONSHIPS,
     EntityType,
 )
-from incident_graph.schema.models import Case, property_names
+from incident_graph.schema.models import UNREAD_CASE_PROPERTIES, Case, property_names
 
 MAX_PATH_HOPS = 6  # statements exist for 1..MAX_PATH_HOPS; the API caps maxHops to this
 
@@ -61,7 +61,7 @@ CASE_ORDER = "c.published_on IS NULL, c.published_on DESC, c.case_id"
 CASES_BY_ID = f"""
 UNWIND $case_ids AS case_id
 MATCH (c:Case {{case_id: case_id}})
-RETURN c {{{", ".join(f".{name}" for name in property_names(Case))}}} AS case
+RETURN c {{{", ".join(f".{name}" for name in property_names(Case) if name not in UNREAD_CASE_PROPERTIES)}}} AS case
 """
 
 CASE_LINKS = f"""
@@ -513,3 +513,60 @@ def concept_graph(criteria: CaseCriteria) -> str:
         + "\n}"
         + f"\nRETURN size(cases) AS case_count, [item IN top | {{entity: {entity_map('item.entity')}, count: item.count}}] AS concepts, links"
     )
+# ------------------------------------------------------------------ similar cases
+
+SIMILAR_MEANING_WEIGHT = 0.5  # of the embeddings' cosine in a similar case's score; the rest is shared entities
+
+# What a case is compared by: its embedding (null without vectors) and the entities it links to.
+SIMILARITY_SOURCE = f"""
+MATCH (c:Case {{case_id: $case_id}})
+RETURN c.embedding AS embedding,
+       COLLECT {{ MATCH (c)-[:{CASE_LINK_TYPES}]->(e) RETURN elementId(e) }} AS entity_ids
+"""
+
+# The entities a search phrase names, by (label, canonical name), as element ids.
+ENTITY_IDS_BY_NAME = f"""
+UNWIND $entities AS ref
+CALL (ref) {{
+  {" UNION ".join(f"MATCH (e:{label} {{name: ref.name}}) WHERE ref.label = '{label}' RETURN e" for label in LABELS)}
+}}
+RETURN DISTINCT elementId(e) AS element_id
+"""
+
+# Cases similar to a vector ($vector, may be null) and a set of entities ($entity_ids), apart from
+# the $exclude ids. Candidates: the $pool nearest by the vector index and the $pool sharing most
+# entities. Each gets meaning = the cosine of the embeddings (null without one), overlap = shared
+# entities / sqrt(|given| * |its own|), and score = $meaning_weight * meaning + (1 - $meaning_weight)
+# * overlap (a missing meaning counts 0). Rows: total (candidates) and the $skip/$limit page.
+SIMILAR_CASES = f"""
+CALL () {{
+  WITH $vector AS vector WHERE vector IS NOT NULL
+  CALL db.index.vector.queryNodes('{CASE_EMBEDDING_INDEX}', $pool + size($exclude), vector) YIELD node
+  RETURN collect(node) AS by_meaning
+}}
+CALL () {{
+  UNWIND $entity_ids AS element_id
+  MATCH (e) WHERE elementId(e) = element_id
+  MATCH (e)<-[:{CASE_LINK_TYPES}]-(other:Case)
+  WITH other, count(DISTINCT e) AS shared_count
+  ORDER BY shared_count DESC, other.case_id
+  LIMIT $pool + size($exclude)
+  RETURN collect(other) AS by_entities
+}}
+UNWIND by_meaning + by_entities AS other
+WITH DISTINCT other
+WHERE NOT other.case_id IN $exclude
+WITH other,
+     CASE WHEN $vector IS NULL OR other.embedding IS NULL THEN NULL
+          ELSE 2 * vector.similarity.cosine(other.embedding, $vector) - 1 END AS meaning,
+     COLLECT {{ MATCH (other)-[:{CASE_LINK_TYPES}]->(e) WHERE elementId(e) IN $entity_ids
+               RETURN {entity_map("e")} AS e ORDER BY e.name }} AS shared,
+     COUNT {{ (other)-[:{CASE_LINK_TYPES}]->() }} AS own_count
+WITH other, meaning, shared,
+     CASE WHEN size(shared) = 0 THEN 0.0 ELSE size(shared) / sqrt(toFloat(size($entity_ids)) * own_count) END AS overlap
+WITH other, meaning, shared, overlap,
+     $meaning_weight * coalesce(meaning, 0.0) + (1 - $meaning_weight) * overlap AS score
+ORDER BY score DESC, other.case_id
+WITH collect({{case_id: other.case_id, meaning: meaning, overlap: overlap, score: score, shared: shared}}) AS ranked
+RETURN size(ranked) AS total, ranked[$skip..$skip + $limit] AS page
+"""

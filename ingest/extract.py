@@ -16,6 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
+from incident_graph.ingest.embedding import docs_embedding
 from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
@@ -197,6 +198,7 @@ class Extractor:
             extraction_model=model_of(self.nlp),
             origin=writeup.origin,
             input_hash=self.input_hash(writeup),
+            embedding=docs_embedding(self.nlp, [self.nlp.make_doc(writeup.title), doc]),
         )
 
     def input_hash(self, writeup: WriteUp) -> str:

@@ -99,6 +99,9 @@ class CaseProperties(StructuredNode):
     # so the result cannot depend on what other write-ups the graph holds by then.
     input_hash = StringProperty(default="")
     extraction_model = StringProperty(default="")  # the trained spaCy pipeline it was read with, or blank
+    # Unit-length mean of the content-word vectors of title and text (ingest/embedding.py); absent
+    # when the pipeline has no vectors. `db init` puts a vector index on it (graph/admin.py).
+    embedding = ArrayProperty(FloatProperty())
     ingested_at = DateTimeNeo4jFormatProperty()
 
 
@@ -109,6 +112,10 @@ Case = type("Case", (CaseProperties,), {
 })
 
 NODE_CLASSES = (Case, *ENTITY_NODE_CLASSES.values())
+
+EMBEDDING_DIMENSIONS = 300  # the trained pipeline's static vectors (en_core_web_md)
+# Stored for the vector index, never sent to API clients (CASES_BY_ID leaves it out).
+UNREAD_CASE_PROPERTIES = ("embedding",)
 
 # Full-text indexes span several properties (and labels), which neomodel cannot declare.
 CASE_TEXT_PROPERTIES = ("title", "text", "detection", "lessons")

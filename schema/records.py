@@ -43,6 +43,9 @@ class Mention:
         }
 
 
+UNHASHED_FIELDS = ("mentions", "origin", "embedding", "input_hash")  # mentions are hashed on their own
+
+
 @dataclass(frozen=True)
 class ExtractedCase:
     case_id: str
@@ -60,6 +63,9 @@ class ExtractedCase:
     extraction_model: str = ""  # the trained spaCy pipeline the extraction ran on, or "blank"
     origin: str = ""  # the file (and record) it was read from; not part of the content
     input_hash: str = ""  # the write-up as read and the pipeline that read it (see Extractor.input_hash)
+    # Unit-length mean of the title's and text's content-word vectors (ingest/embedding.py); None
+    # without vectors. Derived from text and model, which the hash covers, so not hashed itself.
+    embedding: tuple[float, ...] | None = None
 
     @property
     def published_on(self) -> date | None:
@@ -69,7 +75,7 @@ class ExtractedCase:
     def content_hash(self) -> str:
         """Changes when the write-up or what was extracted from it changes."""
         payload = json.dumps(
-            {"case": {k: v for k, v in asdict(self).items() if k not in ("mentions", "origin", "input_hash")},
+            {"case": {k: v for k, v in asdict(self).items() if k not in UNHASHED_FIELDS},
              "mentions": [asdict(m) for m in self.mentions]},
             sort_keys=True, default=str,
         )

@@ -36,7 +36,8 @@ def test_contract_names():
     query = schema.query_type.fields  # type: ignore[union-attr]
     expected_arguments = {
         "case": {"id"}, "cases": {"filter", "first", "after"}, "casesSharingRootCause": {"symptom", "first"},
-        "relatedCases": {"id", "via", "first"}, "diagnose": {"symptoms", "first"}, "suggestFilters": {"text"},
+        "relatedCases": {"id", "via", "first"}, "similarCases": {"id", "first", "after"},
+        "casesLike": {"text", "first", "after"}, "diagnose": {"symptoms", "first"}, "suggestFilters": {"text"},
         "path": {"from", "to", "maxHops"}, "subgraph": {"filter", "limit"},
         "counts": {"by", "filter", "first", "after"},
         "trends": {"groupBy", "filter", "interval", "first", "after"},

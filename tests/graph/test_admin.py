@@ -47,3 +47,12 @@ def test_reset_deletes_data_and_keeps_schema(driver):
     assert sum(after.nodes.values()) == 0
     assert after.relationships == {}
     assert after.constraints == before.constraints
+
+
+def test_init_installs_a_cosine_vector_index_on_case_embeddings(driver):
+    record = driver.execute_query(
+        "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, options WHERE name = 'case_embedding' RETURN *"
+    ).records[0]
+    assert (record["labelsOrTypes"], record["properties"]) == (["Case"], ["embedding"])
+    config = record["options"]["indexConfig"]
+    assert (config["vector.dimensions"], config["vector.similarity_function"]) == (300, "COSINE")

@@ -326,6 +326,21 @@ def test_search_suggests_filters_and_finds_text(page: Page, base_url: str) -> No
     first_hit = graphql(base_url, '{ cases(filter: {text: "leap second"}, first: 1) { edges { node { title } } } }')
     expect(page.locator("#case-list .case-title").first).to_have_text(first_hit["cases"]["edges"][0]["node"]["title"])
 
+    # Words that name no taxonomy concept still find cases, by meaning (casesLike), in the API's order.
+    plain = "devices froze on the extra day at the end of february"
+    assert graphql(base_url, "query($t: String!) { suggestFilters(text: $t) { name } }", {"t": plain}) == {
+        "suggestFilters": []}
+    like = graphql(base_url, "query($t: String!) { casesLike(text: $t, first: 5) { edges { node { case { id } } } } }",
+                   {"t": plain})["casesLike"]["edges"]
+    assert like
+    page.fill("#search", "")
+    page.locator("#search").press_sequentially(plain, delay=5)
+    # (the box may still show the answer for the phrase before: wait for this one's first case)
+    expect(page.locator("#like-match-list li").first).to_have_attribute("data-case-id", like[0]["node"]["case"]["id"])
+    expect(page.locator("#like-match-list li")).to_have_count(len(like))
+    assert [li.get_attribute("data-case-id") for li in page.locator("#like-match-list li").all()] == [
+        edge["node"]["case"]["id"] for edge in like]
+
 
 CASE_DETAIL = """
 query($id: ID!) { case(id: $id) {
@@ -366,6 +381,14 @@ def test_case_page_sections_entities_and_evidence(page: Page, base_url: str) -> 
             expect(marked).to_have_count(1)
             assert " ".join(marked.inner_text().split()) == " ".join(link["evidence"]["mention"].split())
     screenshot(page, "04-case-page.png")
+
+    # Similar cases, as similarCases ranks them, each saying how close in meaning.
+    similar = graphql(base_url, "query($id: ID!) { similarCases(id: $id, first: 5) { edges { node { case { id } } } } }",
+                      {"id": newest["id"]})["similarCases"]["edges"]
+    assert similar
+    items = view.locator(".case-section.similar li")
+    assert [li.get_attribute("data-case-id") for li in items.all()] == [edge["node"]["case"]["id"] for edge in similar]
+    expect(items.first).to_contain_text("meaning")
 
     # An entity link filters the library by that entity.
     cause = detail["rootCauses"][0]["entity"]["name"]

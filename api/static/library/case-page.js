@@ -14,6 +14,7 @@ query CaseView($id: ID!) {
     ${types.list.map((t) => `${t.key} { ${LINK_FIELDS} }`).join("\n    ")}
   }
   relatedCases(id: $id, first: 5) { sharedCount case { id title published } }
+  similarCases(id: $id, first: 5) { edges { node { score meaning shared { name } case { id title } } } }
 }`;
 
 const request = latest();
@@ -38,7 +39,7 @@ export async function showCase(id) {
     if (!data.case) {
       view.append(backLink(), el("h2", {}, "No such case"), el("p", { className: "hint" }, `There is no case with the id “${id}”.`));
     } else {
-      renderCase(view, data.case, data.relatedCases || []);
+      renderCase(view, data.case, data.relatedCases || [], data.similarCases.edges.map((edge) => edge.node));
       document.title = `${data.case.title} · Incident Library`;
     }
     view.dataset.state = "ready";
@@ -183,7 +184,13 @@ function entitySection(c, t) {
   return section(c[t.key].length === 1 ? t.label : t.plural, className, entityList(c, t));
 }
 
-function renderCase(view, c, related) {
+/** Why a similar case is similar: how close in meaning, and how many entities it shares. */
+export function similarityNote(similar) {
+  const meaning = similar.meaning === null ? "no embedding" : `meaning ${similar.meaning.toFixed(2)}`;
+  return ` ${meaning} · shares ${plural(similar.shared.length, "entity", "entities")}`;
+}
+
+function renderCase(view, c, related, similar) {
   const source = safeUrl(c.source);
   const organisations = types.byKey.organisations;
   const organisationNames = c.organisations.map((link) => link.entity.name);
@@ -219,6 +226,13 @@ function renderCase(view, c, related) {
       section("Related cases", "related", el("ul", { className: "related-list" }, related.map((r) =>
         el("li", {}, el("a", { href: fragmentFor({ ...state, caseId: r.case.id }) }, r.case.title),
           el("span", { className: "hint" }, ` shares ${plural(r.sharedCount, "entity", "entities")}`))))),
+    );
+  }
+  if (similar.length) {
+    view.append(
+      section("Similar cases", "similar", el("ul", { className: "similar-list" }, similar.map((s) =>
+        el("li", { dataset: { caseId: s.case.id } }, el("a", { href: fragmentFor({ ...state, caseId: s.case.id }) }, s.case.title),
+          el("span", { className: "hint", title: `score ${s.score.toFixed(3)}` }, similarityNote(s)))))),
     );
   }
   // A free-form write-up has no section texts above, so its full text starts open.

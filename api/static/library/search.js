@@ -1,6 +1,8 @@
-// Search: the filter values found in the words typed (suggestFilters) and the full-text matches.
+// Search: the filter values found in the words typed (suggestFilters), the full-text matches, and
+// the cases like the words by meaning (casesLike), which need no taxonomy word.
 
 import { isAbort, latest } from "./api.js";
+import { similarityNote } from "./case-page.js";
 import { $, clear, el, showError } from "./dom.js";
 import { addFilter, caseFilter, fragmentFor, navigate, state, types } from "./state.js";
 
@@ -16,7 +18,13 @@ query Search($text: String!, $filter: CaseFilter, $first: Int) {
   }
 }`;
 
+const LIKE_QUERY = `
+query Like($text: String!, $first: Int) {
+  casesLike(text: $text, first: $first) { edges { node { score meaning shared { name } case { id title } } } }
+}`;
+
 const request = latest();
+const likeRequest = latest();
 const typing = { timer: null }; // the search waiting for the typing to pause
 
 export function syncSearchBox() {
@@ -34,11 +42,14 @@ async function runSearch() {
   const panel = $("suggestions");
   if (phrase.length < 2) {
     request.abort(); // an answer for longer words must not show up now
+    likeRequest.abort();
     renderSuggestions(null, null);
+    $("like-matches").hidden = true;
     panel.dataset.state = "idle";
     return;
   }
   panel.dataset.state = "loading";
+  runLikeSearch(phrase);
   try {
     const data = await request(SEARCH_QUERY, { text: phrase, filter: caseFilter({ text: phrase }), first: TEXT_MATCHES_SHOWN });
     renderSuggestions(data.suggestFilters, data.cases, phrase);
@@ -47,6 +58,28 @@ async function runSearch() {
     if (isAbort(error)) return;
     panel.dataset.state = "error";
     showError(error.message);
+  }
+}
+
+/** Cases like the phrase by meaning; a refusal (nothing to compare by) is said in the box itself. */
+async function runLikeSearch(phrase) {
+  const box = $("like-matches");
+  const list = clear($("like-match-list"));
+  box.hidden = false;
+  box.dataset.state = "loading";
+  try {
+    const data = await likeRequest(LIKE_QUERY, { text: phrase, first: TEXT_MATCHES_SHOWN });
+    for (const { node } of data.casesLike.edges) {
+      list.append(el("li", { dataset: { caseId: node.case.id } },
+        el("a", { href: fragmentFor({ ...state, caseId: node.case.id }) }, node.case.title),
+        el("span", { className: "hint" }, similarityNote(node))));
+    }
+    if (!data.casesLike.edges.length) list.append(el("li", { className: "hint" }, "No case is like these words."));
+    box.dataset.state = "ready";
+  } catch (error) {
+    if (isAbort(error)) return;
+    list.append(el("li", { className: "hint" }, error.message));
+    box.dataset.state = "error";
   }
 }
 
