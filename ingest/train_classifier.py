@@ -9,13 +9,16 @@ small data file, ingest/models/entity_classifier.npz, that build_pipeline loads.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy
+from spacy.tokens import Doc, Span
 
+from incident_graph.ingest.components.cues import CueIndex
 from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES, Candidate, EntityClassifier
 from incident_graph.ingest.components.tokens import make_doc
 from incident_graph.ingest.readers import WriteUp, read_paths
@@ -28,6 +31,7 @@ CLASSIFIER_PIPE = "incident_entity_classifier"
 @dataclass
 class LabelledDoc:
     case_id: str
+    doc: Doc
     candidates: list[Candidate]
     features: numpy.ndarray
     labels: numpy.ndarray  # class index per candidate
@@ -62,7 +66,7 @@ def labelled_docs(nlp, records: list[dict[str, object]], writeups: dict[str, Wri
             gold = gold_concepts(record)
             features = classifier.features(doc, candidates) if candidates else numpy.zeros((0, 1), "float32")
             labels = numpy.array([label_of(c, gold) for c in candidates], dtype="int64")
-            docs.append(LabelledDoc(str(record["id"]), candidates, features, labels, gold))
+            docs.append(LabelledDoc(str(record["id"]), doc, candidates, features, labels, gold))
             progress(str(record["id"]))
     return docs
 
@@ -98,33 +102,56 @@ def fit(features: numpy.ndarray, labels: numpy.ndarray, l2: float = 3e-2, steps:
     return {"weights": weights, "bias": bias, "mean": mean.astype("float32"), "scale": scale.astype("float32")}
 
 
-def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> dict[str, float]:
-    """Per type, the threshold with the best relaxed F1 over the docs (decided as the pipeline does)."""
-    thresholds = {}
-    grid = [round(t, 2) for t in numpy.arange(0.2, 0.71, 0.05)]
+THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)
+FLOORS = (0.03, 0.06, 0.1, 0.15, 1.0)  # 1.0: off
+
+
+def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> dict[str, object]:
+    """Per type, the threshold and the section and write-up floors (see EntityClassifier.decide) with
+    the best relaxed F1 over the docs, decided as the pipeline decides. Types are decided
+    independently, so one pass over the grid scores all four."""
     probabilities = [classifier.probabilities(d.features) if len(d.candidates) else None for d in docs]
-    for k, label in enumerate(TYPES, start=1):
-        best = (-1.0, 0.5)
-        for threshold in grid:
-            found = gold_total = correct = extracted = 0
-            for doc, rows in zip(docs, probabilities):
+    cues = [CueIndex(d.doc, classifier.cues) for d in docs]
+    best: dict[str, tuple[float, tuple[float, float, float]]] = {label: (-1.0, (0.5, 1.0, 1.0)) for label in TYPES}
+    for setting in itertools.product(THRESHOLDS, FLOORS, FLOORS):
+        if setting[2] < 1.0 and setting[1] < 1.0 and setting[2] > setting[1]:
+            continue  # a write-up's floor above its sections' one adds nothing
+        threshold, section_floor, doc_floor = setting
+        classifier.thresholds.update({label: threshold for label in TYPES})
+        classifier.set_floors({"section": {label: section_floor for label in TYPES},
+                               "document": {label: doc_floor for label in TYPES}})
+        counts = {label: [0, 0, 0, 0] for label in TYPES}  # found, gold, correct, extracted
+        for doc, rows, cue_index in zip(docs, probabilities, cues):
+            spans = classifier.decide(doc.doc, doc.candidates, rows, cue_index) if rows is not None else []
+            for label in TYPES:
+                items = strongest_by_name([s for s in spans if s.label_ == label])
                 gold = doc.gold[label]
-                gold_total += len(gold)
-                if rows is None:
-                    continue
-                kept = [c for c, row in zip(doc.candidates, rows)
-                        if row[k] >= threshold or classifier.rule_keeps(c, label)]
-                texts = [[c.span.text, c.name or ""] for c in kept]
-                extracted += len(texts)
-                correct += sum(any(matches_concept(t, concept) for concept in gold) for t in texts)
-                found += sum(any(matches_concept(t, concept) for t in texts) for concept in gold)
+                count = counts[label]
+                count[0] += sum(any(matches_concept(t, concept) for t in items) for concept in gold)
+                count[1] += len(gold)
+                count[2] += sum(any(matches_concept(t, concept) for concept in gold) for t in items)
+                count[3] += len(items)
+        for label, (found, gold_total, correct, extracted) in counts.items():
             precision = correct / extracted if extracted else 0.0
             recall = found / gold_total if gold_total else 0.0
             f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-            if f1 > best[0]:
-                best = (f1, threshold)
-        thresholds[label] = best[1]
-    return thresholds
+            if f1 > best[label][0]:
+                best[label] = (f1, setting)
+    return {
+        "thresholds": {label: setting[0] for label, (_, setting) in best.items()},
+        "floors": {"section": {label: setting[1] for label, (_, setting) in best.items()},
+                   "document": {label: setting[2] for label, (_, setting) in best.items()}},
+    }
+
+
+def strongest_by_name(spans: list[Span]) -> list[list[str]]:
+    """As the extractor reports them: one item per name, with its most confident mention."""
+    strongest: dict[str, Span] = {}
+    for span in spans:
+        current = strongest.get(span.id_)
+        if current is None or float(span._.confidence or 0) > float(current._.confidence or 0):
+            strongest[span.id_] = span
+    return [[name, span.text] for name, span in strongest.items()]
 
 
 def train(nlp, cases_dir: Path, gold_dir: Path, train_splits: tuple[str, ...] = ("train",),
@@ -139,13 +166,14 @@ def train(nlp, cases_dir: Path, gold_dir: Path, train_splits: tuple[str, ...] = 
     weights = fit(features, labels)
     classifier: EntityClassifier = nlp.get_pipe(CLASSIFIER_PIPE)
     classifier.set_weights(weights)
-    thresholds = choose_thresholds(classifier, tune_docs or train_docs)
+    decision = choose_thresholds(classifier, tune_docs or train_docs)
     out = out or weights_file()
     out.parent.mkdir(parents=True, exist_ok=True)
-    numpy.savez_compressed(out, **weights, thresholds=json.dumps(thresholds))
+    numpy.savez_compressed(out, **weights, thresholds=json.dumps(decision["thresholds"]),
+                           floors=json.dumps(decision["floors"]))
     return {"train_documents": len(train_docs), "tune_documents": len(tune_docs), "candidates": int(len(labels)),
             "positives": {label: int((labels == k).sum()) for k, label in enumerate(TYPES, start=1)},
-            "thresholds": thresholds, "file": str(out)}
+            **decision, "file": str(out)}
 
 
 def load_weights(path: Path) -> dict[str, object] | None:
@@ -154,4 +182,5 @@ def load_weights(path: Path) -> dict[str, object] | None:
     with numpy.load(path) as data:
         weights: dict[str, object] = {key: data[key] for key in ("weights", "bias", "mean", "scale")}
         weights["thresholds"] = json.loads(str(data["thresholds"]))
+        weights["floors"] = json.loads(str(data["floors"])) if "floors" in data.files else {}
     return weights

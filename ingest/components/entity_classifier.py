@@ -39,6 +39,8 @@ ENTITY_LABELS = ("ORG", "PRODUCT", "GPE", "PERSON", "NORP", "FAC")
 POS = ("NOUN", "PROPN", "VERB", "ADJ")
 VECTOR_WIDTH = 300
 HEDGED_CONFIDENCE = 0.45  # as incident_roles gives a hedged match
+SECTION_TYPES = {"symptoms": "Symptom", "root_cause": "RootCause", "component": "Component",
+                 "contributing_factor": "ContributingFactor"}
 
 
 @dataclass
@@ -73,6 +75,10 @@ class EntityClassifier:
         self.bias: numpy.ndarray | None = None
         self.mean: numpy.ndarray | None = None
         self.scale: numpy.ndarray | None = None
+        # Lower bars for the most probable candidate per sentence of a type's section, and per
+        # write-up (see decide); 1.0 turns one off. Chosen with the thresholds on the tune split.
+        self.section_floors: dict[str, float] = {t: 1.0 for t in TYPES}
+        self.doc_floors: dict[str, float] = {t: 1.0 for t in TYPES}
 
     @property
     def finder(self) -> PhraseFinder:
@@ -86,18 +92,29 @@ class EntityClassifier:
         self.mean = numpy.asarray(weights["mean"], dtype="float32")
         self.scale = numpy.asarray(weights["scale"], dtype="float32")
         self.thresholds.update({t: float(v) for t, v in weights.get("thresholds", {}).items()})
+        self.set_floors(weights.get("floors", {}))
+
+    def set_floors(self, floors: dict[str, dict[str, float]]) -> None:
+        self.section_floors.update({t: float(v) for t, v in floors.get("section", {}).items()})
+        self.doc_floors.update({t: float(v) for t, v in floors.get("document", {}).items()})
+
+    @property
+    def floors(self) -> dict[str, dict[str, float]]:
+        return {"section": dict(self.section_floors), "document": dict(self.doc_floors)}
 
     def to_disk(self, path: Path, exclude: Iterable[str] = ()) -> None:
         path.mkdir(parents=True, exist_ok=True)
         if self.weights is not None:
             numpy.savez(path / "weights.npz", weights=self.weights, bias=self.bias, mean=self.mean, scale=self.scale)
         (path / "thresholds.json").write_text(json.dumps(self.thresholds, sort_keys=True))
+        (path / "floors.json").write_text(json.dumps(self.floors, sort_keys=True))
 
     def from_disk(self, path: Path, exclude: Iterable[str] = ()) -> "EntityClassifier":
         if (path / "weights.npz").is_file():
             with numpy.load(path / "weights.npz") as data:
                 self.set_weights({key: data[key] for key in data.files})
         self.thresholds.update(json.loads((path / "thresholds.json").read_text()))
+        self.set_floors(json.loads((path / "floors.json").read_text()))
         return self
 
     # ------------------------------------------------------------ the component
@@ -124,33 +141,64 @@ class EntityClassifier:
     def decide(self, doc: Doc, candidates: list[Candidate], probabilities: numpy.ndarray,
                cues: CueIndex) -> list[Span]:
         ranked = []
+        # The most probable candidate of each type per sentence of a section named for that type, and
+        # per write-up: a model scoring candidates one by one cannot know that a sentence under
+        # "Root cause", or the write-up as a whole, almost always states one.
+        best_in_sentence: dict[tuple[int, str], tuple[float, Candidate]] = {}
+        best_in_doc: dict[str, tuple[float, Candidate]] = {}
+        layout: Layout = doc._.layout
         for candidate, row in zip(candidates, probabilities):
             # What the text denies is never a finding, whatever the model says.
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
                 continue
+            section_type = SECTION_TYPES.get(layout.kind_at(candidate.span.start_char) or "")
+            organisation = candidate.method not in self.rule_methods and names_an_organisation(candidate.span)
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
                     continue  # a component is a thing: a clause never names one
+                if organisation:
+                    continue  # "a team at Initech Systems": incident_organisations decides on names like it
+                if section_type not in (None, label) and not (candidate.known or is_proper(candidate.span)):
+                    continue  # under "Root cause", a common-noun phrase is a root cause, not a component
                 threshold = self.thresholds[label]
+                probability = float(row[k])
                 if self.rule_keeps(candidate, label):
-                    ranked.append((max(float(candidate.span._.confidence or 0.0), float(row[k])), label, candidate))
-                elif row[k] >= threshold:
-                    # Above the threshold reads as at least 0.5, the extractor's bar for a finding.
-                    ranked.append((0.5 + 0.5 * (float(row[k]) - threshold) / (1 - threshold), label, candidate))
+                    ranked.append((max(float(candidate.span._.confidence or 0.0), probability), label, candidate))
+                elif probability >= threshold:
+                    ranked.append((above_bar(probability, threshold), label, candidate))
+                if section_type == label:
+                    key = (candidate.span.sent.start, label)
+                    if probability > best_in_sentence.get(key, (-1.0, candidate))[0]:
+                        best_in_sentence[key] = (probability, candidate)
+                if probability > best_in_doc.get(label, (-1.0, candidate))[0]:
+                    best_in_doc[label] = (probability, candidate)
         ranked.sort(key=lambda item: (-item[0], item[2].span.start))
         taken: dict[str, SpanIndex] = {}
-        found = []
-        layout: Layout = doc._.layout
-        for probability, label, candidate in ranked:
-            span = candidate.span
-            index = taken.setdefault(label, SpanIndex())
-            if index.overlaps(span.start, span.end):
+        found = [self.keep(item, taken, cues, layout) for item in ranked]
+        # Fallbacks, only where nothing of the type was found (the sentence of the type's section, then
+        # the write-up), and never on words that already are a finding of another type.
+        fallbacks = [(key, self.section_floors.get(key[1], 1.0), best) for key, best in best_in_sentence.items()]
+        fallbacks += [((None, label), self.doc_floors.get(label, 1.0), best) for label, best in best_in_doc.items()]
+        for (sentence_start, label), floor, (probability, candidate) in fallbacks:
+            kept = [s for s in found if s is not None]
+            if probability < floor or any(s.label_ == label and sentence_start in (None, s.sent.start) for s in kept) \
+                    or any(s.start < candidate.span.end and candidate.span.start < s.end for s in kept):
                 continue
-            index.add(span.start, span.end)
-            if hedged(span, cues):  # "engineers suspected X": kept below the extractor's bar, as the rules do
-                probability = min(probability, HEDGED_CONFIDENCE)
-            found.append(self.mention(candidate, label, probability, layout))
-        return found
+            found.append(self.keep((0.5, label, candidate), taken, cues, layout))
+        return [span for span in found if span is not None]
+
+    def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,
+             layout: Layout) -> Span | None:
+        """The candidate as a mention, unless one of the same type already covers its words."""
+        probability, label, candidate = item
+        span = candidate.span
+        index = taken.setdefault(label, SpanIndex())
+        if index.overlaps(span.start, span.end):
+            return None
+        index.add(span.start, span.end)
+        if hedged(span, cues):  # "engineers suspected X": kept below the extractor's bar, as the rules do
+            probability = min(probability, HEDGED_CONFIDENCE)
+        return self.mention(candidate, label, probability, layout)
 
     def rule_keeps(self, candidate: Candidate, label: str) -> bool:
         """A confident rule finding: by a kept method, or a taxonomy name a cause cue placed."""
@@ -252,6 +300,21 @@ class EntityClassifier:
             ]
             rows.append(row)
         return numpy.asarray(rows, dtype="float32")
+
+
+def names_an_organisation(span: Span) -> bool:
+    """The span lies inside a name the NER calls an organisation, person or place."""
+    return any(entity.start <= span.start and span.end <= entity.end
+               for entity in span.doc.ents if entity.label_ in ("ORG", "PERSON", "GPE", "NORP"))
+
+
+def is_proper(span: Span) -> bool:
+    return any(token.pos_ == "PROPN" for token in span)
+
+
+def above_bar(probability: float, threshold: float) -> float:
+    """A probability at or above its threshold as a confidence of at least 0.5, the extractor's bar."""
+    return 0.5 + 0.5 * (probability - threshold) / (1 - threshold)
 
 
 def one_hot(value: str | None, values: tuple[str, ...]) -> list[float]:
