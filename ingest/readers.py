@@ -90,7 +90,7 @@ def front_matter_fields(text: str) -> dict[str, FrontMatterField]:
         return fields_of(lines, offset, lambda key: True)
     start = metadata_block_start(text)
     if start is None:
-        return {}
+        return link_entry_fields(text)
     lines = []
     for raw, line in zip(text[start:].splitlines(keepends=True), text[start:].splitlines()):
         if not METADATA_LINE.match(line):
@@ -107,6 +107,31 @@ KEY_ALIASES = {"org": "organisation", "company": "organisation", "url": "source"
                "incident date": "date", "published": "date"}
 METADATA_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?([A-Za-z][A-Za-z ]{0,20}?)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S")
 TITLE_LINE = re.compile(r"^#[ \t]+\S")
+
+
+# A summary as lists of post-mortems write them: "[Cloudflare](https://...). A bad config caused ...".
+LINK_ENTRY = re.compile(r"\A\s*\[([^\]\n]{1,60})\]\((https?://[^)\s]+)\)[ \t]*[.:,\u2013\u2014-]?[ \t]+(\S[^\n]*)")
+NAME_LABEL = re.compile(r"^[A-Z0-9][\w&.'\u2019/ -]*$")
+
+
+def link_entry_fields(text: str) -> dict[str, FrontMatterField]:
+    """A write-up that opens with a link to its source: the link is the source, its text the
+    organisation when it reads as a name (at most four words, capitalised), and the title is
+    the name and the first sentence after it."""
+    match = LINK_ENTRY.match(text)
+    if not match:
+        return {}
+    label, url, rest = match.group(1).strip(), match.group(2), match.group(3)
+    evidence = match.group(0)[: match.end(2) - match.start(0) + 1].strip()
+    fields = {"source": FrontMatterField(url, match.start(2), match.end(2), evidence)}
+    sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0].strip()
+    if NAME_LABEL.match(label) and len(label.split()) <= 4:
+        fields["organisation"] = FrontMatterField(label, match.start(1), match.start(1) + len(label), evidence)
+        title = f"{label}: {sentence}"
+    else:
+        title = f"{label}. {sentence}"
+    fields["title"] = FrontMatterField(title[:120].rstrip(), match.start(1), match.end(3), evidence)
+    return fields
 
 
 def metadata_block_start(text: str) -> int | None:
@@ -177,6 +202,7 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
     if not body.strip():
         raise ValueError("the write-up has front matter but no text")
     title = fields.get("title") or first_heading(body) or first_line(text) or default_id
+    organisation = organisation or title_organisation(text, title)
     return WriteUp(
         case_id=slugify(fields.get("id") or default_id),
         title=title,
@@ -187,6 +213,31 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
         origin=origin,
         organisation_field=organisation,
     )
+
+
+# Words that open a title before a colon without naming anyone: "Post-mortem: ...", "Update: ...".
+TITLE_PREFIX_WORDS = {"post-mortem", "postmortem", "post mortem", "incident", "incident report", "outage", "rca",
+                      "update", "summary", "root cause", "root cause analysis", "retrospective", "review",
+                      "incident review", "resolved", "investigating", "identified", "monitoring", "case study",
+                      "lessons learned", "analysis", "report", "follow-up", "the", "how", "why", "what"}
+TITLE_ORGANISATION = re.compile(r"^([^:\n]{1,40}):\s+\S")
+
+
+def title_organisation(text: str, title: str) -> FrontMatterField | None:
+    """The name before the colon of a title such as "Cloudflare: a bad config took down the edge"."""
+    match = TITLE_ORGANISATION.match(title)
+    if not match:
+        return None
+    name = match.group(1).strip()
+    if name.lower() in TITLE_PREFIX_WORDS or len(name.split()) > 4 or not NAME_LABEL.match(name):
+        return None
+    start = text.find(name)
+    if start < 0:
+        return None
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start: line_end if line_end >= 0 else len(text)].strip()
+    return FrontMatterField(name, start, start + len(name), line)
 
 
 def metadata_date(value: str | None, strict: bool) -> str | None:

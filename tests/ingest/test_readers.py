@@ -95,3 +95,27 @@ def test_one_bad_record_does_not_hide_the_good_ones(tmp_path):
 
 def test_missing_path_is_a_failure(tmp_path):
     assert only(read_paths([tmp_path / "nope.md"])).message == "no such file or folder"
+
+
+def test_a_summary_opening_with_its_source_link_names_organisation_source_and_title():
+    from incident_graph.ingest.readers import writeup_from_text
+
+    text = "[Initech](https://status.initech.example/incidents/42). A bad config caused every edge router to crash. It took an hour.\n"
+    writeup = writeup_from_text(text, "s1.md", "s1")
+    assert (writeup.organisation, writeup.source) == ("Initech", "https://status.initech.example/incidents/42")
+    assert writeup.title == "Initech: A bad config caused every edge router to crash."
+    field = writeup.organisation_field
+    assert text[field.start:field.end] == "Initech"
+    # A link whose text is a sentence, not a name, is only the source.
+    long_label = writeup_from_text("[how our cache fell over](https://blog.example/p). It did.\n", "s2.md", "s2")
+    assert (long_label.organisation, long_label.source) == (None, "https://blog.example/p")
+
+
+def test_a_title_naming_the_organisation_before_a_colon():
+    from incident_graph.ingest.readers import writeup_from_text
+
+    named = writeup_from_text("# Initrode: a bad config took down the edge\n\nRouters crashed.\n", "a.md", "a")
+    assert named.organisation == "Initrode"
+    assert named.organisation_field.line == "# Initrode: a bad config took down the edge"
+    for title in ("Post-mortem: the edge went down", "How we lost the edge: a story", "Update: resolved"):
+        assert writeup_from_text(f"# {title}\n\nRouters crashed.\n", "b.md", "b").organisation is None
