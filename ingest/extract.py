@@ -16,6 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
+from incident_graph.ingest.components.spans import in_markup
 from incident_graph.ingest.embedding import docs_embedding
 from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
@@ -212,6 +213,8 @@ class Extractor:
     def mentions(self, doc: Doc) -> Iterator[Mention]:
         sentences = SentenceTexts(doc)
         for span in doc.spans[MENTIONS]:
+            if in_markup(span):
+                continue
             label = span.label_
             name = self.resolver.resolve(label, span.id_, bool(span._.known))
             concept = self.taxonomy.get(label, name) or self.taxonomy.get(label, span.id_)

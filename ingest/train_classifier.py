@@ -103,7 +103,9 @@ def fit(features: numpy.ndarray, labels: numpy.ndarray, l2: float = 3e-2, steps:
 
 
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)
-FLOORS = (0.03, 0.06, 0.1, 0.15, 1.0)  # 1.0: off
+SECTION_FLOORS = (0.03, 0.06, 0.1, 0.15, 1.0)  # 1.0: off
+# A write-up's fallback stays well above noise: about one report in four states no root cause at all.
+DOCUMENT_FLOORS = (0.05, 0.1, 1.0)
 
 
 def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> dict[str, object]:
@@ -113,7 +115,7 @@ def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> 
     probabilities = [classifier.probabilities(d.features) if len(d.candidates) else None for d in docs]
     cues = [CueIndex(d.doc, classifier.cues) for d in docs]
     best: dict[str, tuple[float, tuple[float, float, float]]] = {label: (-1.0, (0.5, 1.0, 1.0)) for label in TYPES}
-    for setting in itertools.product(THRESHOLDS, FLOORS, FLOORS):
+    for setting in itertools.product(THRESHOLDS, SECTION_FLOORS, DOCUMENT_FLOORS):
         if setting[2] < 1.0 and setting[1] < 1.0 and setting[2] > setting[1]:
             continue  # a write-up's floor above its sections' one adds nothing
         threshold, section_floor, doc_floor = setting

@@ -26,7 +26,8 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged, negated
 from incident_graph.ingest.components.phrases import PhraseFinder, phrase_vector, unit
-from incident_graph.ingest.components.spans import MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, name_words
+from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
+                                                    name_words)
 from incident_graph.ingest.sections import Layout
 
 TYPES = ("Symptom", "RootCause", "Component", "ContributingFactor")
@@ -68,6 +69,7 @@ class EntityClassifier:
                  rule_methods: list[str] = ("section", "taxonomy"), min_rule_confidence: float = 0.5) -> None:
         self.nlp = nlp
         self.cues = Cues.from_config(cues)
+        self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
         self.thresholds = {t: float(thresholds.get(t, 0.35)) for t in TYPES}
         self.rule_methods = set(rule_methods)
         self.min_rule_confidence = min_rule_confidence
@@ -152,7 +154,8 @@ class EntityClassifier:
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
                 continue
             section_type = SECTION_TYPES.get(layout.kind_at(candidate.span.start_char) or "")
-            organisation = candidate.method not in self.rule_methods and names_an_organisation(candidate.span)
+            organisation = candidate.method not in self.rule_methods and (
+                names_an_organisation(candidate.span) or candidate.span[-1].text in self.organisation_suffixes)
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
                     continue  # a component is a thing: a clause never names one
@@ -248,7 +251,7 @@ class EntityClassifier:
                     for span in (finder.verb_phrase(token), finder.verb_phrase(token, subject=False)):
                         if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
                             found.setdefault((span.start, span.end), Candidate(span, None, "clause", None))
-        return sorted(found.values(), key=lambda c: (c.span.start, c.span.end))
+        return sorted((c for c in found.values() if not in_markup(c.span)), key=lambda c: (c.span.start, c.span.end))
 
     # ------------------------------------------------------------ features
 

@@ -57,6 +57,10 @@ def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: di
     return PhraseFinder(nlp, rules, cues, confidence, link_threshold, broader_threshold)
 
 
+# A phrase ending in one of these stops mid-way.
+DANGLING_POS = ("AUX", "ADP", "PART", "DET", "CCONJ", "SCONJ")
+
+
 class PhraseFinder:
     def __init__(self, nlp: Language, rules: dict[str, Any], cues: dict[str, Any], confidence: dict[str, float],
                  link_threshold: float, broader_threshold: float) -> None:
@@ -197,11 +201,17 @@ class PhraseFinder:
             elif child.dep_ in ("aux", "auxpass", "neg", "prt", "acomp", "advmod") and child.i > verb.i - 4:
                 tokens.append(child)
             elif child.dep_ in ("dobj", "xcomp") and child.i > verb.i:
-                tokens += [t for t in child.subtree if t.dep_ != "punct"][:6]
+                # The whole object, or just its head and modifiers: a cut subtree ("caused stable
+                # base VM images to be") reads as nonsense.
+                subtree = [t for t in child.subtree if t.dep_ != "punct"]
+                tokens += subtree if len(subtree) <= 6 else self.modifiers(child) + [child]
         start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
         if any(t.is_sent_start for t in verb.doc[start + 1:end]):
             return None  # a parse reaching across sentences
-        return self.trim(verb.doc[start:end])
+        span = self.trim(verb.doc[start:end])
+        if span is None or span[-1].pos_ in DANGLING_POS or (span[-1].i == verb.i and verb.norm_ in self.cause_verbs):
+            return None  # "the process caused", "made builds start to": the phrase stops mid-way
+        return span
 
     # ------------------------------------------------------------ causal structure
 
@@ -216,7 +226,7 @@ class PhraseFinder:
                         yield from self.argument_phrases(agent, role)
                     if role == "RootCause":
                         yield from self.effect_phrases(token, passive=True)
-                elif not passive and norm in self.cause_verbs and self.has_cause_particle(token):
+                elif not passive and (norm in self.cause_verbs and self.has_cause_particle(token) or self.causative(token)):
                     for subject in (c for c in token.children if c.dep_ in ("nsubj", "csubj")):
                         yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
                     yield from self.effect_phrases(token, passive=False)
@@ -236,6 +246,12 @@ class PhraseFinder:
             marker = self.marker_at(sentence, token)
             if marker is not None:
                 yield from self.argument_phrases(marker, "RootCause")
+
+    @staticmethod
+    def causative(verb: Token) -> bool:
+        """"X made Y fail": "make" with a caused clause."""
+        return verb.norm_ == "make" and any(c.dep_ in ("ccomp", "xcomp") and c.pos_ in ("VERB", "AUX")
+                                             for c in verb.children)
 
     def has_cause_particle(self, verb: Token) -> bool:
         particles = self.cause_particles.get(verb.norm_)
@@ -284,9 +300,21 @@ class PhraseFinder:
                 targets += [c for c in child.children if c.dep_ in ("pobj", "pcomp")]
         for target in targets:
             for span in self.phrases(target):
-                # An effect told as a clause ("led to leaking machines") is a symptom whatever its verb.
-                if span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None)
-                                                and span.root.norm_ not in self.generic_heads):
+                # An effect told as a clause ("led to leaking machines") is a symptom whatever its verb;
+                # a generic head is one when its modifiers say what ("elevated build queue times").
+                specific = span.root.norm_ not in self.generic_heads or self.content_words(span) >= 3
+                if span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None) and specific):
+                    yield span, "Symptom", "cue"
+                elif not passive and verb.norm_ in self.cause_particles:
+                    # "took down Facebook and Instagram": what was taken down, with the verb, is the symptom.
+                    outage = self.trim(verb.doc[verb.i:span.end])
+                    if outage is not None and name_words(outage.text) <= self.max_words:
+                        yield outage, "Symptom", "cue"
+        if not passive and verb.norm_ == "make":
+            # "a configuration change made builds start to fail": the caused clause is the symptom.
+            for clause in (c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.pos_ in ("VERB", "AUX")):
+                span = self.clause_span(clause)
+                if span is not None:
                     yield span, "Symptom", "cue"
 
     def argument_phrases(self, marker: Token, role: str) -> Iterator[tuple[Span, str, str]]:

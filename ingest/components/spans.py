@@ -24,6 +24,23 @@ WORD = re.compile(r"[a-z0-9]+")
 def name_words(text: str) -> int:
     return sum(1 for word in WORD.findall(text.lower()) if word not in NAME_FUNCTION_WORDS)
 
+
+# Link targets and bare addresses: "[Google](https://status...)" names Google, never its URL.
+MARKUP = re.compile(r"\]\([^)\s]*\)?|<?\b(?:https?://|www\.)[^\s<>()\]]+>?")
+
+
+def in_markup(span: Span) -> bool:
+    """The span reaches into a URL or a Markdown link's target. The ranges are cached on the doc as
+    plain lists, which survive the serialisation between worker processes."""
+    doc = span.doc
+    ranges = doc.user_data.get("incident_markup")
+    if ranges is None:
+        ranges = [[match.start(), match.end()] for match in MARKUP.finditer(doc.text)]
+        doc.user_data["incident_markup"] = ranges
+    # Markup ranges do not overlap one another: only the last one starting before the span's end can reach it.
+    index = bisect_left(ranges, [span.end_char]) - 1
+    return index >= 0 and ranges[index][1] > span.start_char
+
 for name, default in (("layout", None), ("role_confidence", None)):
     if not Doc.has_extension(name):
         Doc.set_extension(name, default=default)
