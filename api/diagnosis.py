@@ -34,7 +34,7 @@ from incident_graph.api.query_slots import GraphReader
 from incident_graph.api.types import Case, Info, cases_from_ids, entity_from_map
 from incident_graph.graph import diagnosis_queries as queries
 
-SYMPTOM_THRESHOLD = 0.7  # cosine at which an analyst's phrase is taken for a graph symptom
+SYMPTOM_THRESHOLD = 0.75  # cosine at which an analyst's phrase is taken for a graph symptom
 PLACEMENT_THRESHOLD = 0.75  # cosine at which an extracted root cause is placed under a taxonomy cause
 SYMPTOM_POOL = 200  # cases sharing the symptoms, strongest first
 MEANING_POOL = 30  # nearest cases by meaning: the k of the k-nearest-neighbour vote
