@@ -44,16 +44,8 @@ MAX_CAUSE_LINKS = 5_000  # root-cause links of the pooled cases
 
 
 @dataclass(frozen=True)
-class Understood:
-    phrase: str
-    symptom: str
-    similarity: float
-    method: str
-
-
-@dataclass(frozen=True)
 class DiagnosisAnswer:
-    understood: tuple[Understood, ...]
+    understood: tuple[Any, ...]  # ingest/symptom_reading.py UnderstoodSymptom (ingest is imported on first use)
     named_causes: tuple[str, ...]
     causes: tuple[RankedCause, ...]
     matched: dict[str, tuple[str, ...]]  # case id -> the understood symptoms it shows
@@ -114,7 +106,7 @@ async def run_diagnosis(reader: GraphReader, text: str | None = None, symptoms: 
     links = await anyio.to_thread.run_sync(placed_links, cause_rows, concepts)
     causes = rank(weights, links, concepts, reading.root_causes)[:first]
     return DiagnosisAnswer(
-        understood=tuple(Understood(s.phrase, s.symptom, s.similarity, s.method) for s in reading.symptoms),
+        understood=reading.symptoms,
         named_causes=reading.root_causes,
         causes=tuple(causes),
         matched={row["case_id"]: tuple(row["matched"]) for row in by_symptoms},

@@ -1,7 +1,8 @@
 """The Cypher of `diagnose` (api/diagnosis.py), kept apart from graph/queries.py because it is one
-feature of five queries that share one rule: every query takes `$exclude`, case ids to leave out, and
-behaves as if those cases were not in the graph (the leave-one-out evaluation relies on it). A
-symptom or root cause only an excluded case links to counts no cases, and is left out too.
+feature of five queries that share one rule: every query that finds or counts cases takes `$exclude`,
+case ids to leave out, and behaves as if those cases were not in the graph (the leave-one-out
+evaluation relies on it); CASE_CAUSES reads the links of cases the others found. A symptom or root
+cause only an excluded case links to counts no cases, and is left out too.
 
 Every value is a parameter; every list is bounded by a `$limit` or `$pool` the caller sets.
 """
