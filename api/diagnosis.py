@@ -37,7 +37,7 @@ from incident_graph.graph import diagnosis_queries as queries
 SYMPTOM_THRESHOLD = 0.75  # cosine at which an analyst's phrase is taken for a graph symptom
 PLACEMENT_THRESHOLD = 0.75  # cosine at which an extracted root cause is placed under a taxonomy cause
 SYMPTOM_POOL = 200  # cases sharing the symptoms, strongest first
-MEANING_POOL = 30  # nearest cases by meaning: the k of the k-nearest-neighbour vote
+MEANING_POOL = 10  # nearest cases by meaning: the k of the k-nearest-neighbour vote
 MAX_VOCABULARY = 5_000  # graph symptoms a phrase is matched against (the most shown first)
 MAX_CONCEPTS = 2_000  # taxonomy root causes
 MAX_CAUSE_LINKS = 5_000  # root-cause links of the pooled cases

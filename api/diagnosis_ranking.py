@@ -4,7 +4,7 @@ Evidence comes in as cases, each with a weight:
 - cases sharing the understood symptoms: the sum over those symptoms of similarity x IDF x link
   confidence (a symptom few cases show says more than "service outage");
 - the cases nearest to the analyst's text by meaning (the vector index): a k-nearest-neighbour
-  vote, each neighbour weighing its cosine to a power, so the nearest count most;
+  vote, each neighbour weighing its cosine (to the power MEANING_POWER: above 1 the nearest count most);
 - a root cause the text itself names counts as one more case of weight NAMED_CAUSE_WEIGHT.
 Each kind is normalised to sum to 1 and the two are blended (SYMPTOM_SHARE); a case's root causes
 are credited to every level of the taxonomy above them, so a group gathers its causes' evidence.
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 SYMPTOM_SHARE = 0.5  # of the blended weight; the rest is meaning
-MEANING_POWER = 4.0  # neighbours weigh cosine ** power
+MEANING_POWER = 1.0  # neighbours weigh cosine ** power
 SHRINKAGE = 0.5  # m: cases of support at which the observed share and the prior weigh the same
 NAMED_CAUSE_WEIGHT = 0.5  # a cause named in the text, as a share of the evidence of the cases
 EVIDENCE_SENTENCES = 3  # per diagnosis

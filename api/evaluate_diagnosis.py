@@ -17,6 +17,8 @@ diagnosis.
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,13 +94,23 @@ def constant_answer(concepts: dict[str, Concept], k: int) -> list[RankedCause]:
 class Tally:
     cases: int = 0
     hits: dict[str, int] = field(default_factory=dict)
+    seconds: list[float] = field(default_factory=list)  # of each diagnosis, as the API runs it
 
     def add(self, key: str, hit: bool) -> None:
         self.hits[key] = self.hits.get(key, 0) + int(hit)
 
     def as_json(self) -> dict[str, object]:
-        return {"cases": self.cases,
-                **{key: round(count / self.cases, 3) if self.cases else 0.0 for key, count in sorted(self.hits.items())}}
+        rates = {key: round(count / self.cases, 3) if self.cases else 0.0 for key, count in sorted(self.hits.items())}
+        return {"cases": self.cases, **rates, "latency_ms": latency_ms(self.seconds)}
+
+
+def latency_ms(seconds: list[float]) -> dict[str, float]:
+    """Median and 99th percentile (nearest rank) of the diagnoses' wall time, in milliseconds."""
+    if not seconds:
+        return {}
+    ordered = sorted(seconds)
+    rank = max(0, math.ceil(0.99 * len(ordered)) - 1)
+    return {"p50": round(ordered[len(ordered) // 2] * 1000, 1), "p99": round(ordered[rank] * 1000, 1)}
 
 
 def score(tally: Tally, prefix: str, causes: Sequence[RankedCause], case: GoldCase,
@@ -115,7 +127,9 @@ async def evaluate(reader: GraphReader, cases: Sequence[GoldCase],
     present = {row["case_id"] for row in await reader.rows(queries.CASES_PRESENT, case_ids=[c.case_id for c in cases])}
     tallies = {name: Tally() for name in dict.fromkeys(case.set for case in cases)}
     for done, case in enumerate((c for c in cases if c.case_id in present), start=1):
+        started = time.perf_counter()
         answer = await run_diagnosis(reader, text=case.text, exclude=[case.case_id], first=max(KS) * 10)
+        tallies[case.set].seconds.append(time.perf_counter() - started)
         rows = await reader.rows(queries.ROOT_CAUSE_CONCEPTS, exclude=[case.case_id], limit=MAX_CONCEPTS)
         concepts = {row["name"]: Concept(tuple(row["chain"]), row["cases"]) for row in rows}
         tally = tallies[case.set]
