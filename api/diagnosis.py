@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
-
 import strawberry
 
 from incident_graph.api import limits
@@ -34,6 +33,9 @@ from incident_graph.api.query_slots import GraphReader
 from incident_graph.api.types import Case, Info, cases_from_ids, entity_from_map
 from incident_graph.graph import diagnosis_queries as queries
 
+if TYPE_CHECKING:  # ingest is imported on first use: the spaCy pipeline is heavy
+    from incident_graph.ingest.symptom_reading import Reading, UnderstoodSymptom as Understood
+
 SYMPTOM_THRESHOLD = 0.75  # cosine at which an analyst's phrase is taken for a graph symptom
 PLACEMENT_THRESHOLD = 0.75  # cosine at which an extracted root cause is placed under a taxonomy cause
 SYMPTOM_POOL = 200  # cases sharing the symptoms, strongest first
@@ -45,7 +47,7 @@ MAX_CAUSE_LINKS = 5_000  # root-cause links of the pooled cases
 
 @dataclass(frozen=True)
 class DiagnosisAnswer:
-    understood: tuple[Any, ...]  # ingest/symptom_reading.py UnderstoodSymptom (ingest is imported on first use)
+    understood: tuple[Understood, ...]
     named_causes: tuple[str, ...]
     causes: tuple[RankedCause, ...]
     matched: dict[str, tuple[str, ...]]  # case id -> the understood symptoms it shows
@@ -53,7 +55,7 @@ class DiagnosisAnswer:
 
 
 def read_input(text: str | None, symptoms: Sequence[str] | None,
-               known: list[tuple[str, list[str]]]) -> tuple[Any, tuple[float, ...] | None]:
+               known: list[tuple[str, list[str]]]) -> tuple[Reading, tuple[float, ...] | None]:
     """The reading of the symptoms (ingest/symptom_reading.py) and the embedding to compare cases by."""
     # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
     from incident_graph.ingest.embedding import phrase_embedding
