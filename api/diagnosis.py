@@ -139,13 +139,15 @@ DESCRIPTION = (
     f"symptom is matched by meaning to the graph's symptoms (cosine of word-vector embeddings >= {SYMPTOM_THRESHOLD}). "
     "Evidence: (a) cases showing the understood symptoms, each weighing the sum of similarity x IDF (rare "
     f"symptoms count more) x link confidence ({SYMPTOM_POOL} at most); (b) for `text`, the {MEANING_POOL} cases "
-    f"nearest to it by meaning (the vector index), each weighing its cosine ** {MEANING_POWER:g}; each kind sums "
-    f"to 1 and they are blended {SYMPTOM_SHARE:g} / {1 - SYMPTOM_SHARE:g}; a root cause named in the text "
-    f"adds {NAMED_CAUSE_WEIGHT:g} more. A case credits its root causes and every broader concept (extracted "
+    f"nearest to it by meaning (the vector index), each weighing its cosine{'' if MEANING_POWER == 1 else f' ** {MEANING_POWER:g}'}; each kind sums "
+    f"to 1 and they are blended {SYMPTOM_SHARE:g} / {1 - SYMPTOM_SHARE:g}; root causes the text names "
+    f"count as one more case weighing {NAMED_CAUSE_WEIGHT:g} of that evidence. A case credits its root causes and every broader concept (extracted "
     f"causes are placed under the nearest taxonomy cause, cosine >= {PLACEMENT_THRESHOLD}). groupScore is a "
-    "group's share of the evidence; score is the cause's share n x own + m x group x prior over n + m, with n "
-    f"its supporting cases, m = {SHRINKAGE:g} and prior its share of the group's cases in the graph: rare but "
-    "well-supported causes keep their own share, thinly supported ones lean on their group."
+    "group's share of the evidence; score is groupScore x (n x share + m x prior) / (n + m), with share the "
+    "cause's part of its group's evidence, prior its share of the group's cases in the graph, n the group's "
+    f"supporting cases and m = {SHRINKAGE:g}: a rare cause that the evidence points to beats a common one it does "
+    "not, and with little evidence the group's common causes lead. "
+    "The answer is bounded: the pools above, and `first` causes (at most 100)."
 )
 
 

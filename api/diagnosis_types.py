@@ -32,8 +32,8 @@ class Diagnosis:
         description="Its broader group (e.g. `configuration error` above `bad configuration change`)."
     )
     score: float = strawberry.field(
-        description="The ranking key, from 0 to 1: the cause's share of the evidence, shrunk toward its "
-        "group's prediction when few cases support it (see `diagnose`)."
+        description="The ranking key, from 0 to 1 and at most groupScore: the group's score times the cause's "
+        "share of the group's evidence, shrunk toward its prior share when few cases support the group (see `diagnose`)."
     )
     group_score: float = strawberry.field(description="The group's share of the evidence, from 0 to 1.")
     supporting_case_count: int
