@@ -12,8 +12,9 @@ from strawberry.extensions import DisableIntrospection
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
-from incident_graph.api import analytics, concept_graph, resolvers, stack_review
+from incident_graph.api import analytics, concept_graph, diagnosis, resolvers, stack_review
 from incident_graph.api.concept_graph import ConceptGraph
+from incident_graph.api.diagnosis_types import Diagnosis
 from incident_graph.api.stack_review_types import StackReview
 from incident_graph.api.analytics_types import GroupCounts, Trends
 from incident_graph.api.errors import CodedParserCache, ErrorCodes, is_refusal, shortened
@@ -28,7 +29,6 @@ from incident_graph.api.types import (
     Component,
     Connection,
     ContributingFactor,
-    Diagnosis,
     FilterSuggestion,
     Organisation,
     Path as GraphPath,
@@ -84,8 +84,7 @@ class Query:
         "cases', found with Neo4j's vector index) blended with the taxonomy entities it names, best first, each "
         "saying why. Works when no taxonomy word occurs in the phrase.")
     diagnose: list[Diagnosis] = strawberry.field(
-        resolver=resolvers.diagnose,
-        description="Root causes ranked by how strongly the graph links them to these symptoms.",
+        resolver=diagnosis.diagnose, description=diagnosis.DESCRIPTION,
     )
     suggest_filters: list[FilterSuggestion] = strawberry.field(
         resolver=resolvers.suggest_filters,

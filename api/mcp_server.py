@@ -30,7 +30,6 @@ from incident_graph.api.context import READ_ONLY, request_context
 from incident_graph.api.graphql_schema import build_schema
 from incident_graph.api.query_slots import QuerySlots
 from incident_graph.client import CASE_QUERY, CASES_QUERY, DIAGNOSE_QUERY, RELATED_QUERY, SHARING_QUERY, entity_type_name
-from incident_graph.schema.entity_types import SYMPTOM
 
 SERVER_NAME = "incident-graph"
 INSTRUCTIONS = (
@@ -154,17 +153,14 @@ def build_mcp_server(driver: Driver, slots: QuerySlots | None = None) -> MCPServ
                                           "the symptoms named in it are used.")] = None,
         first: First = limits.DEFAULT_DIAGNOSES,
     ) -> dict[str, Any]:
-        """Root causes ranked by how strongly past cases link them to these symptoms, each with its
-        score, the cases supporting it and the symptoms it matched."""
-        names = list(symptoms or [])
-        if text:
-            suggestions = (await graph.data(SUGGEST_QUERY, {"text": text}))["suggestFilters"]
-            names += [s["name"] for s in suggestions if s["type"] == SYMPTOM.graphql_enum and s["name"] not in names]
-        if not names:
-            raise ToolError("Name at least one symptom (`symptoms`), or describe them in `text` with words the "
-                            "graph knows (suggest_filters shows which).")
-        answer = await graph.data(DIAGNOSE_QUERY, {"symptoms": names, "first": first})
-        return {"symptoms": names, "diagnoses": answer["diagnose"]}
+        """Root causes ranked by how strongly past cases link them to these symptoms (names, or
+        your own words in `text`), each with its broader group, score, supporting cases, evidence
+        sentences and the symptoms it understood."""
+        if (symptoms is None) == (text is None):
+            raise ToolError("Give exactly one of `symptoms` (canonical symptom names) and `text` (what is "
+                            "happening, in words).")
+        answer = await graph.data(DIAGNOSE_QUERY, {"symptoms": symptoms, "text": text, "first": first})
+        return {"diagnoses": answer["diagnose"]}
 
     @server.tool(annotations=READ_ONLY_TOOL)
     async def cases_sharing_root_cause(

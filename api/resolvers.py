@@ -22,7 +22,6 @@ from incident_graph.api.types import (
     CaseFilter,
     CaseSharingRootCause,
     Connection,
-    Diagnosis,
     EntityLabel,
     EntityRef,
     Facets,
@@ -229,28 +228,6 @@ async def cases_like(
         queries.ENTITY_IDS_BY_NAME, entities=[{"label": m.type, "name": m.name} for m in mentions]
     )
     return await similar_page(info, page, vector, [row["element_id"] for row in rows], exclude=[])
-
-
-async def diagnose(
-    info: Info, symptoms: list[str], first: int | None = limits.DEFAULT_DIAGNOSES
-) -> list[Diagnosis]:
-    names = limits.value_list(symptoms, "symptoms")
-    if not names:
-        raise ClientError("`symptoms` must name at least one symptom.")
-    rows = await info.context.reader.rows(
-        queries.DIAGNOSE, symptoms=list(names), symptom_count=len(names),
-        limit=limits.page_size(first, default=limits.DEFAULT_DIAGNOSES), support_limit=limits.MAX_LISTED_CASES,
-    )
-    return [
-        Diagnosis(
-            root_cause=entity_from_map(row["cause"]),
-            score=row["score"],
-            supporting_case_count=row["support"],
-            supporting_cases=cases_from_ids(row["supporting"]),
-            matched_symptoms=[name for name in names if name in row["matched"]],
-        )
-        for row in rows
-    ]
 
 
 async def suggest_filters(info: Info, text: str) -> list[FilterSuggestion]:

@@ -366,18 +366,6 @@ class SimilarCase:
     shared: list[Entity] = strawberry.field(description="The entities it shares, by type then name.")
 
 
-@strawberry.type(description="A root cause the graph links to the given symptoms.")
-class Diagnosis:
-    root_cause: RootCause
-    score: float = strawberry.field(
-        description="Mean over the given symptoms of the confidence-weighted share of that symptom's cases "
-        "naming this root cause; from 0 to 1."
-    )
-    supporting_case_count: int
-    supporting_cases: list[Case] = strawberry.field(description="Strongest support first (at most 20).")
-    matched_symptoms: list[str] = strawberry.field(description="Which of the given symptoms these cases show.")
-
-
 @strawberry.type(description="A filter value recognised in a search phrase.")
 class FilterSuggestion:
     type: EntityLabel

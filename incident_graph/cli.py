@@ -281,6 +281,49 @@ def evaluate_extraction(
                               highlight=False, soft_wrap=True)
 
 
+@app.command("eval-diagnosis")
+def evaluate_diagnosis(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    sets: Optional[list[str]] = typer.Option(
+        None, "--split", help="Only this set (old, train, tune-new, dev-new); repeat for several."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
+    uri: Optional[str] = UriOption,
+    user: Optional[str] = UserOption,
+    password: Optional[str] = PasswordOption,
+) -> None:
+    """Leave-one-out hit@1 and hit@3 of `diagnose` on a graph holding the corpus: each gold case is
+    left out and its analyst symptoms diagnosed, beside the constant baseline (the most common causes)."""
+    import anyio
+
+    from incident_graph.api.evaluate_diagnosis import SETS, evaluate, gold_cases
+    from incident_graph.api.query_slots import GraphReader
+    from incident_graph.ingest.corpus import gold_dir
+
+    for name in sets or []:
+        if name not in SETS:
+            raise fail(f"--split must be one of {', '.join(SETS)}, not {name!r}", code=2)
+    cases = gold_cases(gold or gold_dir(), tuple(sets or SETS))
+
+    def progress(done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            errors.print(f"diagnosed {done} of {total} cases", highlight=False)
+
+    with connected(settings_from(uri, user, password)) as driver:
+        results = anyio.run(evaluate, GraphReader(driver), cases, progress)  # type: ignore[arg-type]
+    if not results:
+        raise fail("none of the gold cases is in the graph: ingest the corpus first (incident-graph ingest)")
+    if as_json:
+        typer.echo(json.dumps({"model": extraction_model_now(), "sets": results}, indent=2))
+        return
+    rows = []
+    for name, figures in results.items():
+        row: dict[str, object] = {"set": name, "cases": figures["cases"]}
+        for key in ("hit@1", "hit@3", "group_hit@1", "group_hit@3"):
+            row[key] = f"{figures[key]:.2f} / {figures['baseline_' + key]:.2f}"
+        rows.append(row)
+    print_table("diagnosis, leave-one-out (diagnose / constant baseline)", ["set", "cases", "hit@1", "hit@3", "group_hit@1", "group_hit@3"], rows)
+
+
 @app.command("train-classifier")
 def train_classifier(
     output: Optional[Path] = typer.Option(None, "--output", help="Where to write the weights "

@@ -63,13 +63,17 @@ query Case($id: ID!) {{
 """
 
 DIAGNOSE_QUERY = """
-query Diagnose($symptoms: [String!]!, $first: Int) {
-  diagnose(symptoms: $symptoms, first: $first) {
+query Diagnose($symptoms: [String!], $text: String, $first: Int) {
+  diagnose(symptoms: $symptoms, text: $text, first: $first) {
     rootCause { name }
+    group { name }
     score
+    groupScore
     supportingCaseCount
     supportingCases { id title }
+    evidence { case { id } sentence }
     matchedSymptoms
+    understoodSymptoms { phrase symptom similarity method }
   }
 }
 """
@@ -198,9 +202,11 @@ class Graph:
         """One case with its text and every link's evidence, or None."""
         return self.query(CASE_QUERY, {"id": id})["case"]
 
-    def diagnose(self, symptoms: Sequence[str], first: int = 10) -> list[dict[str, Any]]:
-        """Root causes ranked by how strongly the graph links them to these symptoms."""
-        return self.query(DIAGNOSE_QUERY, {"symptoms": list(symptoms), "first": first})["diagnose"]
+    def diagnose(self, symptoms: Sequence[str] | None = None, first: int = 10,
+                 text: str | None = None) -> list[dict[str, Any]]:
+        """Root causes for symptom names, or for symptoms in your own words (`text`), each with its group."""
+        variables = {"symptoms": list(symptoms) if symptoms is not None else None, "text": text, "first": first}
+        return self.query(DIAGNOSE_QUERY, variables)["diagnose"]
 
     def cases_sharing_root_cause(self, symptom: str) -> list[dict[str, Any]]:
         return self.query(SHARING_QUERY, {"symptom": symptom})["casesSharingRootCause"]

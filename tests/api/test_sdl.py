@@ -37,7 +37,7 @@ def test_contract_names():
     expected_arguments = {
         "case": {"id"}, "cases": {"filter", "first", "after"}, "casesSharingRootCause": {"symptom", "first"},
         "relatedCases": {"id", "via", "first"}, "similarCases": {"id", "first", "after"},
-        "casesLike": {"text", "first", "after"}, "diagnose": {"symptoms", "first"}, "suggestFilters": {"text"},
+        "casesLike": {"text", "first", "after"}, "diagnose": {"symptoms", "text", "first"}, "suggestFilters": {"text"},
         "path": {"from", "to", "maxHops"}, "subgraph": {"filter", "limit"},
         "counts": {"by", "filter", "first", "after"},
         "trends": {"groupBy", "filter", "interval", "first", "after"},
@@ -54,4 +54,7 @@ def test_contract_names():
     assert {"totalCount", "pageInfo", "edges", "facets"} <= set(connection.fields)  # type: ignore[union-attr]
     assert set(schema.type_map["Evidence"].fields) >= {  # type: ignore[union-attr]
         "sentence", "start", "end", "method", "confidence", "mention"}
+    assert set(schema.type_map["Diagnosis"].fields) == {  # type: ignore[union-attr]
+        "rootCause", "group", "score", "groupScore", "supportingCaseCount", "supportingCases", "evidence",
+        "matchedSymptoms", "understoodSymptoms"}
     assert set(schema.mutation_type.fields) == {"ingestDocuments", "deleteCase"}  # type: ignore[union-attr]

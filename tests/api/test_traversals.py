@@ -1,4 +1,4 @@
-"""casesSharingRootCause, relatedCases, diagnose, path and subgraph on the constructed example."""
+"""casesSharingRootCause, relatedCases, path and subgraph on the constructed example (diagnose: test_diagnosis.py)."""
 
 from __future__ import annotations
 
@@ -83,52 +83,6 @@ async def test_related_cases_via_chosen_types_and_first(api):
     data = await api.data(RELATED, {"id": "gpu-sdc-bytedance", "first": 1})
     assert [r["case"]["id"] for r in data["relatedCases"]] == ["llama-training-interrupts"]
     assert await api.data(RELATED, {"id": "no-such-case"}) == {"relatedCases": []}
-
-
-DIAGNOSE = """
-query($symptoms: [String!]!, $first: Int) {
-  diagnose(symptoms: $symptoms, first: $first) {
-    rootCause { name } score supportingCaseCount supportingCases { id } matchedSymptoms
-  }
-}
-"""
-
-
-async def test_diagnose_ranks_root_causes_with_scores_and_support(api):
-    data = await api.data(DIAGNOSE, {"symptoms": ["loss spike", "crash loop"]})
-    rows = data["diagnose"]
-    # silent data corruption: loss spike (.9*.9 + .5*.6)/3 = .37, crash loop (.8*.9 + .9*.6)/2 = .63; mean .5
-    # software bug: loss spike (.5*.8 + .5*.5)/3 = .21667, crash loop (.9*.8)/2 = .36; mean .28833
-    assert [(r["rootCause"]["name"], r["supportingCaseCount"], [c["id"] for c in r["supportingCases"]],
-             r["matchedSymptoms"]) for r in rows] == [
-        ("silent data corruption", 2, ["gpu-sdc-bytedance", "llama-training-interrupts"],
-         ["loss spike", "crash loop"]),
-        ("software bug", 2, ["llama-training-interrupts", "undated-note"], ["loss spike", "crash loop"]),
-    ]
-    assert [r["score"] for r in rows] == pytest.approx([0.5, 0.2883333])
-
-
-async def test_diagnose_with_a_broader_symptom(api):
-    data = await api.data(DIAGNOSE, {"symptoms": ["availability loss"]})
-    # five cases show a narrower symptom; each cause's confidence-weighted share of them:
-    assert [(r["rootCause"]["name"], round(r["score"], 4)) for r in data["diagnose"]] == [
-        ("configuration error", 0.292),  # (1.0*.9 + .8*.7) / 5
-        ("silent data corruption", 0.252),  # (.8*.9 + .9*.6) / 5
-        ("power failure", 0.18),
-        ("software bug", 0.144),
-        ("hardware fault", 0.072),
-    ]
-    data = await api.data(DIAGNOSE, {"symptoms": ["availability loss"], "first": 2})
-    assert [r["rootCause"]["name"] for r in data["diagnose"]] == ["configuration error", "silent data corruption"]
-
-
-async def test_diagnose_counts_unknown_symptoms_as_unexplained(api):
-    data = await api.data(DIAGNOSE, {"symptoms": ["loss spike", "no such symptom", "loss spike"]})
-    assert [(r["rootCause"]["name"], round(r["score"], 4), r["matchedSymptoms"]) for r in data["diagnose"]] == [
-        ("silent data corruption", 0.185, ["loss spike"]),  # .37 / 2 distinct symptoms asked
-        ("software bug", 0.1083, ["loss spike"]),
-    ]
-    assert await api.data(DIAGNOSE, {"symptoms": ["no such symptom"]}) == {"diagnose": []}
 
 
 PATH = """
