@@ -27,7 +27,12 @@ LINK_STATEMENTS: dict[str, str] = {
         f"MERGE (e:{entity_type.label} {{name: link.name}}) "
         "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
-        "SET r = link.evidence"
+        "SET r = link.evidence "
+        # A new entity goes under the taxonomy concept the extractor placed it nearest, once: the
+        # first placement stays, so a re-run changes nothing.
+        "WITH e, link WHERE e.known = 'extracted' AND link.broader IS NOT NULL AND NOT (e)-[:BROADER]->() "
+        f"MATCH (b:{entity_type.label} {{name: link.broader}}) WHERE b <> e "
+        "MERGE (e)-[:BROADER]->(b)"
     )
     for entity_type in ENTITY_TYPES
 }
@@ -74,6 +79,7 @@ def link_parameters(mention: Mention) -> dict[str, object]:
         "aliases": list(mention.aliases),
         "description": mention.description,
         "known": "taxonomy" if mention.known else "extracted",
+        "broader": mention.broader,
         "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES},
     }
 

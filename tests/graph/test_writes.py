@@ -50,3 +50,25 @@ def test_same_case_twice_is_skipped_and_changed_case_replaces_links(empty_graph)
         "MATCH (:Case {case_id: 'sample-sdc'})-[r]->(e) RETURN type(r) AS type, e.name AS name"
     ).records
     assert [(r["type"], r["name"]) for r in rows] == [("HAS_SYMPTOM", "loss spike")]
+
+
+def test_a_new_entity_goes_under_the_concept_it_was_placed_nearest_once(empty_graph):
+    from dataclasses import replace
+
+    empty_graph.execute_query("MERGE (:RootCause {name: 'hardware failure', known: 'taxonomy'})")
+    placed = replace(mention("RootCause", "corrupting GPU", "silent data corruption in a GPU"),
+                     method="new-entity", broader="hardware failure", known=False)
+    case = ExtractedCase(**{**sample_case().__dict__, "mentions": (placed,)})
+    write_case(empty_graph, case)
+    broader = "MATCH (:RootCause {name: 'corrupting GPU'})-[:BROADER]->(b) RETURN b.name AS name"
+    assert [r["name"] for r in empty_graph.execute_query(broader).records] == ["hardware failure"]
+    # Placed elsewhere by a later write-up: the first placement stays, so re-runs change nothing.
+    elsewhere = replace(placed, broader="software bug")
+    empty_graph.execute_query("MERGE (:RootCause {name: 'software bug', known: 'taxonomy'})")
+    write_case(empty_graph, ExtractedCase(**{**case.__dict__, "case_id": "other", "mentions": (elsewhere,)}))
+    assert [r["name"] for r in empty_graph.execute_query(broader).records] == ["hardware failure"]
+    # Known concepts keep the taxonomy's own links: nothing is added to them.
+    known = replace(mention("RootCause", "silent data corruption", "silent data corruption"), broader="software bug")
+    write_case(empty_graph, ExtractedCase(**{**case.__dict__, "case_id": "third", "mentions": (known,)}))
+    rows = empty_graph.execute_query("MATCH (:RootCause {name: 'silent data corruption'})-[:BROADER]->(b) RETURN b").records
+    assert rows == []
