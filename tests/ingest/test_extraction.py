@@ -165,3 +165,17 @@ def test_pipeline_saves_and_loads_with_the_same_results(tmp_path):
     assert loaded.pipe_names == nlp.pipe_names
     writeup = writeup_from_text(SECTIONED, "s.md", "s")
     assert Extractor(loaded).extract(writeup) == Extractor(nlp).extract(writeup)
+
+
+def test_named_products_stay_distinct_components_under_their_concept(extract):
+    case = extract("## Component\n\n- kube-proxy\n- kubelet\n- RabbitMQ\n\n## Root cause\n\n- version skew between kubelet and kube-proxy\n")
+    components = {m.name: m for m in case.mentions_of("Component")}
+    assert {"kube-proxy", "kubelet", "RabbitMQ"} <= set(components)
+    assert (components["kube-proxy"].broader, components["RabbitMQ"].broader) == ("Kubernetes", "message queue")
+
+
+def test_urls_and_link_targets_are_never_entities(extract):
+    case = extract("[Initech](https://status.initech.example/steam-outage-monitor-dns-failure). A bad config took down the edge.\n")
+    assert all("://" not in m.mention and "](" not in m.mention and "outage-monitor" not in m.mention
+               for m in case.mentions)
+    assert "Initech" in names(case, "Organisation")
