@@ -88,7 +88,9 @@ class Query:
     )
     suggest_filters: list[FilterSuggestion] = strawberry.field(
         resolver=resolvers.suggest_filters,
-        description="Filter values named in a search phrase, found with the ingest pipeline and taxonomy.",
+        description="Filter values named in a search phrase, found with the ingest pipeline and taxonomy; "
+                    "a fragment of the phrase (between ; , and sentence ends) that names no symptom is "
+                    "matched by meaning to the graph's symptoms, with the cosine as its confidence.",
     )
     path: GraphPath | None = strawberry.field(
         resolver=resolvers.path,

@@ -13,7 +13,7 @@ import anyio.to_thread
 import strawberry
 from strawberry.types.nodes import SelectedField
 
-from incident_graph.api import limits
+from incident_graph.api import diagnosis, limits
 from incident_graph.api.errors import ClientError
 from incident_graph.api.pagination import Window, window
 from incident_graph.api.types import (
@@ -41,7 +41,7 @@ from incident_graph.api.types import (
     facets_from,
     graph_node,
 )
-from incident_graph.graph import queries
+from incident_graph.graph import diagnosis_queries, queries
 from incident_graph.schema import entity_types
 
 TYPE_ORDER = {entity_type.label: index for index, entity_type in enumerate(entity_types.ENTITY_TYPES)}
@@ -234,10 +234,14 @@ async def suggest_filters(info: Info, text: str) -> list[FilterSuggestion]:
     phrase = limits.search_text(text)
     try:
         # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
-        from incident_graph.ingest.suggest import suggest_filters as find_filter_values
+        from incident_graph.ingest.symptom_reading import suggestions
     except ImportError:
         raise ClientError("suggestFilters is not available: the ingest pipeline is not installed.") from None
-    mentions = await anyio.to_thread.run_sync(find_filter_values, phrase)
+    # The graph's symptoms, for the words that name none by name (matched by meaning, as diagnose does).
+    vocabulary = await info.context.reader.rows(diagnosis_queries.SYMPTOM_VOCABULARY, exclude=[],
+                                                limit=diagnosis.MAX_VOCABULARY)
+    known = [(row["name"], list(row["aliases"])) for row in vocabulary]
+    mentions = await anyio.to_thread.run_sync(suggestions, phrase, known, diagnosis.SYMPTOM_THRESHOLD)
     return [
         FilterSuggestion(
             type=EntityLabel(mention.type), name=mention.name, mention=mention.mention,

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from spacy.language import Language
 
-from incident_graph.ingest.meaning_match import name_vectors
+from incident_graph.ingest.meaning_match import Match, name_vectors
 from incident_graph.ingest.pipeline import default_pipeline
 from incident_graph.ingest.suggest import suggest_filters
 from incident_graph.schema.entity_types import ROOT_CAUSE, SYMPTOM
+from incident_graph.schema.records import Mention
 
 # Where one fragment ends: ; , or a line break, or whitespace after a sentence's full stop.
 FRAGMENT_BREAK = re.compile(r"[;,\n]+|(?<=[.!?])\s+")
@@ -75,15 +76,41 @@ def read_symptoms(text: str, known: KnownNames, threshold: float, nlp: Language 
                           method="taxonomy")
         for m in named
     ]
+    for piece, match in matches_by_meaning(pieces, named, known, threshold, nlp):
+        understood.append(UnderstoodSymptom(piece.text, match.name, match.similarity, "meaning"))
+    causes = tuple(dict.fromkeys(m.name for m in mentions if m.type == ROOT_CAUSE.label))
+    return Reading(strongest_per_symptom(understood), causes)
+
+
+def matches_by_meaning(pieces: list[Fragment], named: list[Mention], known: KnownNames, threshold: float,
+                       nlp: Language) -> list[tuple[Fragment, Match]]:
+    """Each fragment in which the pipeline read no symptom, with the known symptom nearest to it in
+    meaning, when close enough."""
     vectors = name_vectors(nlp)
+    found = []
     for piece in pieces:
         if any(piece.start <= m.start < piece.end for m in named):
             continue  # the pipeline already read a symptom here
         match = vectors.nearest(piece.text, known, threshold)
         if match is not None:
-            understood.append(UnderstoodSymptom(piece.text, match.name, match.similarity, "meaning"))
-    causes = tuple(dict.fromkeys(m.name for m in mentions if m.type == ROOT_CAUSE.label))
-    return Reading(strongest_per_symptom(understood), causes)
+            found.append((piece, match))
+    return found
+
+
+def suggestions(text: str, known: KnownNames, threshold: float, nlp: Language | None = None) -> list[Mention]:
+    """suggestFilters: the taxonomy's concepts named in `text` (ingest/suggest.py), then, for each
+    fragment that names no symptom, the known symptom nearest to it in meaning, with the cosine
+    as its confidence: "card payments declined" suggests a payment failure the graph knows."""
+    nlp = nlp or default_pipeline()
+    mentions = suggest_filters(text, nlp)
+    named = [m for m in mentions if m.type == SYMPTOM.label]
+    seen = {(m.type, m.name) for m in mentions}
+    for piece, match in matches_by_meaning(fragments(text), named, known, threshold, nlp):
+        if (SYMPTOM.label, match.name) not in seen:
+            seen.add((SYMPTOM.label, match.name))
+            mentions.append(Mention(type=SYMPTOM.label, name=match.name, mention=piece.text, sentence=piece.text,
+                                    start=piece.start, end=piece.end, confidence=match.similarity, method="meaning"))
+    return mentions
 
 
 def fragment_of(pieces: list[Fragment], start: int, fallback: str) -> str:
