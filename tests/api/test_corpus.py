@@ -232,9 +232,11 @@ def ancestors_or_self(facts: Facts, label: str, name: str) -> set[str]:
 
 async def test_diagnose_answers_are_supported_by_cases_showing_the_symptoms(corpus_api, facts):
     """The ranking's arithmetic is checked on the constructed example (test_diagnosis.py); on the
-    corpus: every supporting case shows one of the symptoms (or a narrower one) and has the cause
-    (or a narrower one) unless the cause was placed by meaning, scores are sorted and within their
-    group's, and each group is the top of its cause's broader chain."""
+    corpus: every supporting case shows one of the symptoms (or a narrower one) or is one of the
+    few nearest to the names by meaning, scores are sorted and within their group's, and each
+    group is the top of its cause's broader chain."""
+    from incident_graph.api.diagnosis import MEANING_POOL
+
     query = """query($s: [String!]!) {
         diagnose(symptoms: $s, first: 100) { rootCause { name } group { name } score groupScore
           supportingCaseCount supportingCases { id } } }"""
@@ -247,6 +249,7 @@ async def test_diagnose_answers_are_supported_by_cases_showing_the_symptoms(corp
         assert rows, symptoms
         assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
         credited = 0
+        by_meaning: set[str] = set()
         for row in rows:
             cause = row["rootCause"]["name"]
             assert 0 < row["score"] <= row["groupScore"] + 1e-9 <= 1 + 1e-9, (symptoms, cause)
@@ -254,9 +257,10 @@ async def test_diagnose_answers_are_supported_by_cases_showing_the_symptoms(corp
             group = row["group"]["name"] if row["group"] else cause
             assert group in chain and not facts.broader.get(("RootCause", group)), (symptoms, cause)
             supporting = {c["id"] for c in row["supportingCases"]}
-            assert supporting <= showing, (symptoms, cause)
+            by_meaning |= supporting - showing
             narrower = facts.narrower_or_self("RootCause", cause)
             credited += sum(any(l == "RootCause" and n in narrower for l, n in facts.links[case]) for case in supporting)
+        assert len(by_meaning) <= MEANING_POOL, symptoms
         assert credited > 0, symptoms  # most support comes through the taxonomy, not placement
 
 
