@@ -23,10 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from incident_graph.api.diagnosis import MAX_CONCEPTS, run_diagnosis
+import anyio.to_thread
+
+from incident_graph.api.diagnosis import MAX_CONCEPTS, MAX_VOCABULARY, SYMPTOM_THRESHOLD, run_diagnosis
 from incident_graph.api.diagnosis_ranking import Concept, RankedCause
 from incident_graph.api.query_slots import GraphReader
 from incident_graph.graph import diagnosis_queries as queries
+from incident_graph.schema.entity_types import SYMPTOM
 
 SETS = ("old", "train", "tune-new", "dev-new")
 KS = (1, 3)
@@ -121,20 +124,37 @@ def score(tally: Tally, prefix: str, causes: Sequence[RankedCause], case: GoldCa
         tally.add(f"{prefix}group_hit@{k}", bool(wanted & set(groups[:k])))
 
 
+async def suggested_names(reader: GraphReader, text: str, exclude: list[str]) -> list[str]:
+    """The symptom names suggestFilters reads in `text`, as an analyst would pass them to diagnose."""
+    from incident_graph.ingest.symptom_reading import suggestions
+
+    vocabulary = await reader.rows(queries.SYMPTOM_VOCABULARY, exclude=exclude, limit=MAX_VOCABULARY)
+    known = [(row["name"], list(row["aliases"])) for row in vocabulary]
+    found = await anyio.to_thread.run_sync(suggestions, text, known, SYMPTOM_THRESHOLD)
+    return list(dict.fromkeys(m.name for m in found if m.type == SYMPTOM.label))
+
+
 async def evaluate(reader: GraphReader, cases: Sequence[GoldCase],
-                   progress: Callable[[int, int], None] = lambda done, total: None) -> dict[str, dict[str, object]]:
-    """Per set: the hit rates of diagnosis and of the constant baseline (`baseline_` keys)."""
+                   progress: Callable[[int, int], None] = lambda done, total: None,
+                   via_names: bool = False) -> dict[str, dict[str, object]]:
+    """Per set: the hit rates of diagnosis and of the constant baseline (`baseline_` keys). With
+    `via_names`, each text goes through suggestFilters first and its symptom names are diagnosed."""
     present = {row["case_id"] for row in await reader.rows(queries.CASES_PRESENT, case_ids=[c.case_id for c in cases])}
     tallies = {name: Tally() for name in dict.fromkeys(case.set for case in cases)}
     for done, case in enumerate((c for c in cases if c.case_id in present), start=1):
         started = time.perf_counter()
-        answer = await run_diagnosis(reader, text=case.text, exclude=[case.case_id], first=max(KS) * 10)
+        if via_names:
+            names = await suggested_names(reader, case.text, [case.case_id])
+            causes = (await run_diagnosis(reader, symptoms=names, exclude=[case.case_id], first=max(KS) * 10)).causes \
+                if names else ()
+        else:
+            causes = (await run_diagnosis(reader, text=case.text, exclude=[case.case_id], first=max(KS) * 10)).causes
         tallies[case.set].seconds.append(time.perf_counter() - started)
         rows = await reader.rows(queries.ROOT_CAUSE_CONCEPTS, exclude=[case.case_id], limit=MAX_CONCEPTS)
         concepts = {row["name"]: Concept(tuple(row["chain"]), row["cases"]) for row in rows}
         tally = tallies[case.set]
         tally.cases += 1
-        score(tally, "", answer.causes, case, concepts)
+        score(tally, "", causes, case, concepts)
         score(tally, "baseline_", constant_answer(concepts, max(KS) * 10), case, concepts)
         progress(done, len(present))
     return {name: tally.as_json() for name, tally in tallies.items() if tally.cases}

@@ -287,6 +287,8 @@ def evaluate_diagnosis(
     sets: Optional[list[str]] = typer.Option(
         None, "--split", help="Only this set (old, train, tune-new, dev-new); repeat for several."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
+    via_names: bool = typer.Option(False, "--via-names", help="Diagnose the symptom names suggestFilters "
+                                   "reads in the analyst's words, not the words themselves."),
     uri: Optional[str] = UriOption,
     user: Optional[str] = UserOption,
     password: Optional[str] = PasswordOption,
@@ -309,7 +311,7 @@ def evaluate_diagnosis(
             errors.print(f"diagnosed {done} of {total} cases", highlight=False)
 
     with connected(settings_from(uri, user, password)) as driver:
-        results = anyio.run(evaluate, GraphReader(driver), cases, progress)  # type: ignore[arg-type]
+        results = anyio.run(evaluate, GraphReader(driver), cases, progress, via_names)  # type: ignore[arg-type]
     if not results:
         raise fail("none of the gold cases is in the graph: ingest the corpus first (incident-graph ingest)")
     if as_json:

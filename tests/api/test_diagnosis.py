@@ -201,6 +201,11 @@ def test_eval_diagnosis_prints_hit_figures_beside_the_baseline(sample_graph, neo
             assert values[key.replace("1", "3")] >= values[key]  # the top 3 hold the top 1
     # Expired certificates fill the training cases: certificate questions find them.
     assert figures["train"]["group_hit@3"] > 0
+    # The analyst's path through suggestFilters' names: the same cases, diagnosed from names.
+    via_names = CliRunner().invoke(app, ["eval-diagnosis", "--json", "--split", "train", "--via-names"], env=env)
+    assert via_names.exit_code == 0, via_names.output
+    named = json.loads(via_names.stdout)["sets"]["train"]
+    assert named["cases"] == figures["train"]["cases"] and named["group_hit@3"] > 0
     table = CliRunner().invoke(app, ["eval-diagnosis", "--split", "tune-new"], env=env)
     assert table.exit_code == 0 and "hit@3" in table.stdout and "tune-new" in table.stdout
     refused = CliRunner().invoke(app, ["eval-diagnosis", "--split", "holdout"], env=env)
