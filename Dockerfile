@@ -9,6 +9,7 @@ RUN npm ci --no-audit --no-fund \
        node_modules/layout-base/layout-base.js \
        node_modules/cose-base/cose-base.js \
        node_modules/cytoscape-fcose/cytoscape-fcose.js \
+       node_modules/chart.js/dist/chart.umd.min.js \
        node_modules/react/umd/react.production.min.js \
        node_modules/react-dom/umd/react-dom.production.min.js \
        node_modules/graphiql/graphiql.min.js \

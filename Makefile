@@ -32,7 +32,7 @@ docs: $(STAMP)
 	$(BIN)/cog -r README.md
 
 # The browser libraries of the page (cytoscape; cytoscape-fcose with layout-base and cose-base for the
-# concept view) and of GraphiQL at /graphql (react, react-dom,
+# concept view; chart.js for the trends chart) and of GraphiQL at /graphql (react, react-dom,
 # graphiql), from the npm registry (package-lock.json pins them), bundled into the package so both
 # work offline. api/static/vendor/ is generated and gitignored; the Dockerfile copies the same files.
 VENDOR_SOURCES := \
@@ -40,6 +40,7 @@ VENDOR_SOURCES := \
 	node_modules/layout-base/layout-base.js \
 	node_modules/cose-base/cose-base.js \
 	node_modules/cytoscape-fcose/cytoscape-fcose.js \
+	node_modules/chart.js/dist/chart.umd.min.js \
 	node_modules/react/umd/react.production.min.js \
 	node_modules/react-dom/umd/react-dom.production.min.js \
 	node_modules/graphiql/graphiql.min.js \

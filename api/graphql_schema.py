@@ -118,7 +118,9 @@ class Query:
     stack_review: StackReview = strawberry.field(
         resolver=stack_review.stack_review,
         description="Root causes, contributing factors and lessons of past cases involving these components "
-        "(or their broader or narrower concepts), most cases and most recent first; unknown names are listed.",
+        "(or their broader or narrower concepts), most cases and most recent first. A name is matched to a "
+        "component by name or alias (any case), else by meaning: the nearest component by the cosine of the "
+        f"word-vector embeddings, when at least {stack_review.MEANING_THRESHOLD}; the other names are listed in `unknown`.",
     )
     # One lookup per entity type, each with its explicit GraphQL type (the SDL is the contract).
     symptoms = entity_lookup_field(entity_types.SYMPTOM, Symptom)

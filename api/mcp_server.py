@@ -63,7 +63,7 @@ STACK_FINDING = "entity { name description } caseCount latest " \
 STACK_REVIEW_QUERY = f"""
 query StackReview($components: [String!]!, $first: Int) {{
   stackReview(components: $components, first: $first) {{
-    components {{ asked component {{ name }} }}
+    components {{ asked component {{ name }} method similarity }}
     unknown caseCount rootCauseCount contributingFactorCount lessonCount
     rootCauses {{ {STACK_FINDING} }}
     contributingFactors {{ {STACK_FINDING} }}
@@ -213,7 +213,8 @@ def build_mcp_server(driver: Driver, slots: QuerySlots | None = None) -> MCPServ
     ) -> dict[str, Any]:
         """Check your stack against past incidents: the root causes, contributing factors and lessons of
         cases involving these components (or their broader or narrower concepts), most cases and most
-        recent first, each with its cases and evidence; names the graph does not know are listed as unknown."""
+        recent first, each with its cases and evidence. A name that is no component's name or alias is
+        matched to the nearest component in meaning (word vectors) when one is close; the rest are unknown."""
         return (await graph.data(STACK_REVIEW_QUERY, {"components": components, "first": first}))["stackReview"]
 
     @server.resource("incident://case/{id}", name="case", mime_type="application/json",

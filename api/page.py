@@ -4,8 +4,9 @@ app.js and library/*.js) and styles, `/entity-types` the entity types it shows.
 The page reads everything through /graphql and /entity-types; nothing here touches the graph. The HTML goes out with a
 strict Content-Security-Policy: scripts only from this origin (no inline script, no eval), so a
 stored write-up that contains markup can never run as code even if it reached the DOM as HTML.
-The graph library (api/static/vendor/cytoscape.min.js) is copied from the npm package at build time
-(`make vendor`), so the page needs no internet.
+The browser libraries (api/static/vendor/: cytoscape and cytoscape-fcose for the graphs, Chart.js for
+the trends chart) are copied from their npm packages at build time (`make vendor`), so the page needs
+no internet.
 
 GraphiQL (what a browser gets at /graphql, see `graphiql_page`) is served the same way: our own
 api/static/graphiql.html and graphiql.js over React and GraphiQL from api/static/vendor/, never a CDN.

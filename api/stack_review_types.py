@@ -9,10 +9,15 @@ import strawberry
 from incident_graph.api.types import Case, Component, Entity, Evidence
 
 
-@strawberry.type(description="A name from the list and the component it names (by name or alias).")
+@strawberry.type(description="A name from the list and the component it was matched to (by name, alias or meaning).")
 class StackComponent:
     asked: str
     component: Component
+    method: str = strawberry.field(
+        description="`name` or `alias` (the same words, any case), or `meaning`: no component has the words, and "
+        "this one is the nearest by the cosine of the word-vector embeddings (see `similarity`)."
+    )
+    similarity: float = strawberry.field(description="1 for a name or alias; else the cosine of the two embeddings.")
 
 
 @strawberry.type(description="A past case behind a finding, and the evidence for the finding in it.")
@@ -42,8 +47,10 @@ class StackLesson:
     "teach: root causes and contributing factors ranked by how many cases and how recently, and lessons."
 )
 class StackReview:
-    components: list[StackComponent] = strawberry.field(description="The names the graph knows, in the order asked.")
-    unknown: list[str] = strawberry.field(description="The names no component has, as name or alias.")
+    components: list[StackComponent] = strawberry.field(
+        description="The names matched to a component, in the order asked.")
+    unknown: list[str] = strawberry.field(
+        description="The names no component has, as name or alias, and none is near in meaning.")
     case_count: int = strawberry.field(description="How many past cases involve the stack.")
     root_cause_count: int
     root_causes: list[StackFinding]

@@ -434,17 +434,29 @@ def trend_series(criteria: CaseCriteria, entity_type: EntityType) -> str:
 # ------------------------------------------------------------------ stack review
 
 # Each asked name to the component it names: its canonical name or an alias, case-insensitive
-# (the name first). Rows in the order asked; `component` is null for a name the graph lacks.
+# (the name first). Rows in the order asked; `component` (and `method`, name or alias) is null for a
+# name the graph lacks.
 STACK_COMPONENTS = f"""
 UNWIND range(0, size($names) - 1) AS position
 WITH position, $names[position] AS asked, toLower($names[position]) AS needle
-WITH position, asked, head(COLLECT {{
+WITH position, asked, needle, head(COLLECT {{
   MATCH (c:Component)
   WHERE toLower(c.name) = needle OR any(alias IN coalesce(c.aliases, []) WHERE toLower(alias) = needle)
   RETURN c ORDER BY CASE WHEN toLower(c.name) = needle THEN 0 ELSE 1 END, c.name
 }}) AS c
-RETURN asked, CASE WHEN c IS NULL THEN NULL ELSE {entity_map("c")} END AS component
+RETURN asked, CASE WHEN c IS NULL THEN NULL ELSE {entity_map("c")} END AS component,
+       CASE WHEN c IS NULL THEN NULL WHEN toLower(c.name) = needle THEN 'name' ELSE 'alias' END AS method
 ORDER BY position
+"""
+
+# The components a name the graph does not know is matched against by meaning: names, aliases and
+# entity maps, those most cases involve first (at most $limit).
+COMPONENT_VOCABULARY = f"""
+MATCH (c:Component)
+WITH c, COUNT {{ (c)<-[:{COMPONENT_RELATIONSHIP}]-(:Case) }} AS cases
+ORDER BY cases DESC, c.name
+LIMIT $limit
+RETURN c.name AS name, coalesce(c.aliases, []) AS aliases, {entity_map("c")} AS component
 """
 
 # The cases involving the named components ($components, canonical names), their broader concepts

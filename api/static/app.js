@@ -1,7 +1,8 @@
 // The Incident Library page. Everything it shows comes from the API: /graphql, and the entity types
 // from /entity-types. The modules in library/: api.js (requests), dom.js (building the DOM),
 // state.js (filters, URL fragment), facets.js, cases.js (the list), graph.js (the case view),
-// concept-graph.js (the concept view), search.js, case-page.js.
+// concept-graph.js (the concept view), trends-chart.js (the trends chart), search.js, case-page.js,
+// stack-review.js (the "Check your stack" view).
 //
 // Stored text (titles, write-ups, entity names, evidence) is untrusted: the DOM is built with
 // createElement and textContent only, never innerHTML, and links are only made from http(s) URLs.
@@ -14,9 +15,12 @@ import { $, showError } from "./library/dom.js";
 import { renderChips } from "./library/facets.js";
 import { currentGraph, renderLegend } from "./library/graph.js";
 import { applyTextSearch, onSearchInput, renderSuggestions, syncSearchBox } from "./library/search.js";
+import { setUpStack, showStack } from "./library/stack-review.js";
 import { emptyFilter, navigate, readFragment, setTypes, state } from "./library/state.js";
+import { currentTrendsChart, setUpTrends } from "./library/trends-chart.js";
 
-/** Show what the URL fragment says: the list (reloaded when its filters changed) or a case. */
+/** Show what the URL fragment says: the list (reloaded when its filters changed), a case or the
+ *  stack view. */
 function applyFragment() {
   const view = readFragment();
   const filterKey = JSON.stringify([view.filter, view.text]);
@@ -29,8 +33,11 @@ function applyFragment() {
   }
   renderChips();
   syncSearchBox();
+  $("stack-view").hidden = true;
   if (state.caseId) {
     showCase(state.caseId);
+  } else if (state.stack !== null) {
+    showStack(state.stack);
   } else {
     showLibrary();
   }
@@ -49,13 +56,15 @@ async function start() {
   }
   state.filter = emptyFilter();
   renderLegend();
+  setUpTrends();
+  setUpStack();
   $("search").addEventListener("input", onSearchInput);
   $("search-form").addEventListener("submit", applyTextSearch);
   $("apply-text").addEventListener("click", () => applyTextSearch());
   $("clear-all").addEventListener("click", () => {
     $("search").value = "";
     renderSuggestions(null, null);
-    navigate({ filter: emptyFilter(), text: "", caseId: null });
+    navigate({ filter: emptyFilter(), text: "", caseId: null, stack: null });
   });
   $("view-cases").addEventListener("click", () => showGraphView("cases"));
   $("view-concepts").addEventListener("click", () => showGraphView("concepts"));
@@ -68,13 +77,18 @@ async function start() {
 // What the page shows, for tests and for the curious (read-only use).
 window.incidentLibrary = {
   get state() {
-    return structuredClone({ filter: state.filter, text: state.text, caseId: state.caseId, pageIndex: state.pageIndex });
+    return structuredClone({
+      filter: state.filter, text: state.text, caseId: state.caseId, stack: state.stack, pageIndex: state.pageIndex,
+    });
   },
   get graph() {
     return currentGraph();
   },
   get conceptGraph() {
     return currentConceptGraph();
+  },
+  get trendsChart() {
+    return currentTrendsChart();
   },
 };
 

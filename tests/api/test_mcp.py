@@ -145,7 +145,8 @@ async def test_bad_arguments_are_clear_tool_errors(client: Client, tool: str, ar
 
 async def test_stack_review_ranks_what_past_cases_of_the_stack_teach(client: Client):
     review = await call(client, "stack_review", components=["gpu", "etcd"])
-    assert review["unknown"] == ["etcd"] and review["components"] == [{"asked": "gpu", "component": {"name": "GPU"}}]
+    assert review["unknown"] == ["etcd"] and review["components"] == [
+        {"asked": "gpu", "component": {"name": "GPU"}, "method": "name", "similarity": 1.0}]
     assert [(f["entity"]["name"], f["caseCount"]) for f in review["rootCauses"]][:1] == [("silent data corruption", 3)]
     assert review["lessons"][0] == {"case": {"id": "gpu-sdc-bytedance", "title": "Defective GPUs silently corrupt "
                                              "LLM training", "publishedOn": "2024-05-01"},

@@ -1,5 +1,5 @@
 """`stackReview` over the example graph (tests/api/example.py) in the real Neo4j: names and aliases
-matched, unknown names listed, findings ranked by cases then recency with their evidence, lessons,
+matched, other names matched by meaning (the trained pipeline's word vectors) or listed as unknown, findings ranked by cases then recency with their evidence, lessons,
 broader and narrower components, pages and refusals."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 REVIEW = """
 query Review($components: [String!]!, $first: Int, $after: String) {
   stackReview(components: $components, first: $first, after: $after) {
-    components { asked component { name } }
+    components { asked component { name } method similarity }
     unknown caseCount rootCauseCount contributingFactorCount lessonCount
     rootCauses { entity { __typename name } caseCount latest
                  cases { case { id } via evidence { sentence confidence } } }
@@ -32,8 +32,9 @@ def findings(items: list[dict]) -> list[tuple[str, int, str | None]]:
 
 async def test_a_stack_review_ranks_by_cases_then_recency(api):
     review = (await api.data(REVIEW, {"components": ["gpu", " Database ", "etcd", "gpu"]}))["stackReview"]
-    assert review["components"] == [{"asked": "gpu", "component": {"name": "GPU"}},
-                                    {"asked": "Database", "component": {"name": "database"}}]
+    assert review["components"] == [
+        {"asked": "gpu", "component": {"name": "GPU"}, "method": "name", "similarity": 1.0},
+        {"asked": "Database", "component": {"name": "database"}, "method": "name", "similarity": 1.0}]
     assert review["unknown"] == ["etcd"]
     assert review["caseCount"] == 5 and review["rootCauseCount"] == 5
     assert findings(review["rootCauses"]) == [
@@ -63,6 +64,24 @@ async def test_a_stack_review_pages_each_list(api):
                                     "after": encode_cursor(1)}))["stackReview"]
     assert [f["entity"]["name"] for f in rest["rootCauses"]] == ["hardware fault", "power failure"]
     assert rest["rootCauseCount"] == 5
+
+
+async def test_a_name_no_component_has_is_matched_by_meaning(api):
+    review = (await api.data(REVIEW, {"components": ["GPU servers", "gpu", "Kafka", "etcd"]}))["stackReview"]
+    # No component is called "GPU servers"; its word vectors are nearest to GPU's (and close enough).
+    [by_meaning, by_name] = review["components"]
+    assert by_meaning["asked"] == "GPU servers" and by_meaning["component"] == {"name": "GPU"}
+    assert by_meaning["method"] == "meaning" and 0.75 <= by_meaning["similarity"] < 1
+    assert by_name == {"asked": "gpu", "component": {"name": "GPU"}, "method": "name", "similarity": 1.0}
+    # Kafka is far from every component in meaning, and etcd has no word vector: both unknown.
+    assert review["unknown"] == ["Kafka", "etcd"]
+    # What the stack's GPU cases teach, as if GPU had been named.
+    named = (await api.data(REVIEW, {"components": ["GPU"]}))["stackReview"]
+    assert findings(review["rootCauses"]) == findings(named["rootCauses"]) and review["caseCount"] == named["caseCount"] > 0
+    alone = (await api.data(REVIEW, {"components": ["GPU servers"]}))["stackReview"]
+    assert [item["component"]["name"] for item in alone["components"]] == ["GPU"] and alone["unknown"] == []
+    assert [item["case"]["id"] for item in alone["rootCauses"][0]["cases"]] == [
+        item["case"]["id"] for item in named["rootCauses"][0]["cases"]]
 
 
 async def test_only_unknown_names_give_an_empty_review(api):
@@ -102,7 +121,8 @@ async def test_broader_and_narrower_components_and_aliases(fresh_example_graph, 
         api = GraphQLClient(http)
         # An alias names the component; its broader concept (database) brings that one's cases.
         review = (await api.data(REVIEW, {"components": ["postgres"]}))["stackReview"]
-        assert review["components"] == [{"asked": "postgres", "component": {"name": "PostgreSQL"}}]
+        assert review["components"] == [
+            {"asked": "postgres", "component": {"name": "PostgreSQL"}, "method": "alias", "similarity": 1.0}]
         assert review["caseCount"] == 3
         assert findings(review["rootCauses"])[0] == ("configuration error", 2, "2025-03-01")
         assert [item["case"]["id"] for item in review["rootCauses"][0]["cases"]] == [

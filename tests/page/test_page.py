@@ -224,7 +224,8 @@ def test_page_is_served_with_a_strict_content_security_policy(base_url: str) -> 
     assert "default-src 'none'" in policy
     assert "<script>" not in page.text  # no inline script: every script has a src
     for path, kind in (("/static/app.js", "javascript"), ("/static/app.css", "css"),
-                       ("/static/vendor/cytoscape.min.js", "javascript")):
+                       ("/static/vendor/cytoscape.min.js", "javascript"),
+                       ("/static/vendor/chart.umd.min.js", "javascript")):
         response = httpx.get(f"{base_url}{path}", timeout=30)
         assert response.status_code == 200, (path, "run `make vendor`")
         assert kind in response.headers["content-type"]

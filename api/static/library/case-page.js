@@ -55,7 +55,8 @@ function backLink() {
   return el("button", { type: "button", className: "link-button back", onClick: () => navigate({ caseId: null }) }, "← All cases");
 }
 
-function entityButton(t, name) {
+/** A button naming an entity of type `t`; a click shows every case with it. */
+export function entityButton(t, name) {
   return el(
     "button",
     {

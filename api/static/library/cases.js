@@ -1,10 +1,12 @@
-// The list of cases: a page of them, the count, paging, and the facets of the same query.
+// The list of cases: a page of them, the count, paging, and the facets of the same query; a new
+// filter also redraws the graph and recounts the trends.
 
 import { isAbort, latest } from "./api.js";
 import { $, clear, el, plural, showError } from "./dom.js";
 import { facetSelection, renderFacets } from "./facets.js";
 import { loadConceptGraph } from "./concept-graph.js";
 import { loadGraph } from "./graph.js";
+import { loadTrends } from "./trends-chart.js";
 import { caseFilter, fragmentFor, hasFilters, state, types } from "./state.js";
 
 const PAGE_SIZE = 20;
@@ -37,6 +39,7 @@ export async function loadLibrary({ graph }) {
   if (graph) {
     loadGraph();
     loadConceptGraph();
+    loadTrends();
   }
   try {
     const data = await request(libraryQuery(), { filter: caseFilter(), first: PAGE_SIZE, after: state.after });

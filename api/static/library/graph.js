@@ -26,7 +26,8 @@ export function resizeGraph() {
   if (drawn.graph) drawn.graph.resize();
 }
 
-function cssColor(name, fallback) {
+/** The value of a custom property of app.css (the type and series colours), or `fallback`. */
+export function cssColor(name, fallback) {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   return value || fallback;
 }

@@ -1,5 +1,6 @@
-// What the page shows. The filters, the search text and the open case live in the URL fragment,
-// so views can be bookmarked and the back button works; paging lives in memory.
+// What the page shows. The filters, the search text, the open case and the names of the stack
+// view live in the URL fragment, so views can be bookmarked and the back button works; paging
+// lives in memory.
 
 /** The entity types as the API names them (/entity-types), set once at start: the CaseFilter
  *  field `key`, the EntityType value `type`, the URL parameter `param`, `label` and `plural`. */
@@ -19,6 +20,7 @@ export const state = {
   filter: {},
   text: "",
   caseId: null,
+  stack: null, // the names typed into the stack view, when it is on screen (null: it is not)
   after: null, // cursor of the current page (null: the first)
   previous: [], // cursors of the pages before it
   pageIndex: 0,
@@ -30,25 +32,30 @@ export function readFragment() {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
   const filter = emptyFilter();
   for (const t of types.list) filter[t.key] = [...new Set(params.getAll(t.param).filter((v) => v.trim()))];
-  return { filter, text: (params.get("text") || "").trim(), caseId: params.get("case") || null };
+  return {
+    filter, text: (params.get("text") || "").trim(), caseId: params.get("case") || null,
+    stack: params.has("stack") ? params.get("stack") : null,
+  };
 }
 
 export function fragmentFor(view) {
   const params = new URLSearchParams();
   for (const t of types.list) for (const value of view.filter[t.key]) params.append(t.param, value);
   if (view.text) params.set("text", view.text);
+  if (view.stack !== null && view.stack !== undefined) params.set("stack", view.stack);
   if (view.caseId) params.set("case", view.caseId);
   const text = params.toString();
   return text ? `#${text}` : "#";
 }
 
-/** Go to a view: filters, text, open case. The page follows the fragment (hashchange), also when
+/** Go to a view: filters, text, open case, stack view. The page follows the fragment (hashchange), also when
  *  it is already there. */
 export function navigate(changes) {
   const view = {
     filter: changes.filter ?? state.filter,
     text: changes.text ?? state.text,
     caseId: "caseId" in changes ? changes.caseId : state.caseId,
+    stack: "stack" in changes ? changes.stack : state.stack,
   };
   const target = fragmentFor(view);
   if (target === (location.hash || "#")) {
@@ -74,7 +81,7 @@ export function caseFilter(overrides = {}) {
 export function addFilter(typeKey, name) {
   const filter = structuredClone(state.filter);
   if (!filter[typeKey].includes(name)) filter[typeKey].push(name);
-  navigate({ filter, caseId: null });
+  navigate({ filter, caseId: null, stack: null });
 }
 
 export function removeFilter(typeKey, name) {
