@@ -67,14 +67,15 @@ async def test_a_stack_review_pages_each_list(api):
 
 
 async def test_a_name_no_component_has_is_matched_by_meaning(api):
-    review = (await api.data(REVIEW, {"components": ["GPU servers", "gpu", "Kafka", "etcd"]}))["stackReview"]
+    review = (await api.data(REVIEW, {"components": ["GPU servers", "gpu", "Kafka", "etcd", "login service"]}))["stackReview"]
     # No component is called "GPU servers"; its word vectors are nearest to GPU's (and close enough).
     [by_meaning, by_name] = review["components"]
     assert by_meaning["asked"] == "GPU servers" and by_meaning["component"] == {"name": "GPU"}
     assert by_meaning["method"] == "meaning" and 0.75 <= by_meaning["similarity"] < 1
     assert by_name == {"asked": "gpu", "component": {"name": "GPU"}, "method": "name", "similarity": 1.0}
-    # Kafka is far from every component in meaning, and etcd has no word vector: both unknown.
-    assert review["unknown"] == ["Kafka", "etcd"]
+    # Kafka is far from every component in meaning, and etcd has no word vector: both unknown. So is
+    # "login service", whose pruned vectors are DNS's but which shares no word with it.
+    assert review["unknown"] == ["Kafka", "etcd", "login service"]
     # What the stack's GPU cases teach, as if GPU had been named.
     named = (await api.data(REVIEW, {"components": ["GPU"]}))["stackReview"]
     assert findings(review["rootCauses"]) == findings(named["rootCauses"]) and review["caseCount"] == named["caseCount"] > 0
