@@ -35,23 +35,14 @@ MAX_VOCABULARY = 5_000  # components a name is matched against by meaning (those
 
 def nearest_components(asked: Sequence[str], known: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Match]:
     """Each asked name near enough in meaning to a known component (name, aliases) that shares a
-    word with it, to its match. The shared word is required because the trained pipeline's vectors
-    are pruned: rare words borrow a frequent word's vector ("gpu" has the vector of "cache"), so a
-    component name alone is no evidence of meaning."""
+    word with it (ingest/meaning_match.py: the pruned vectors make a component name alone no
+    evidence of meaning), to its match."""
     from incident_graph.ingest.meaning_match import name_vectors
     from incident_graph.ingest.pipeline import default_pipeline
-    from incident_graph.ingest.relaxed_match import words
 
     vectors = name_vectors(default_pipeline())
-    matches = {}
-    for name in asked:
-        asked_words = words(name)
-        sharing = [(other, aliases) for other, aliases in known
-                   if any(asked_words & words(form) for form in (other, *aliases))]
-        match = vectors.nearest(name, sharing, MEANING_THRESHOLD) if sharing else None
-        if match is not None:
-            matches[name] = match
-    return matches
+    matches = {name: vectors.nearest(name, known, MEANING_THRESHOLD, shared_word=True) for name in asked}
+    return {name: match for name, match in matches.items() if match is not None}
 
 
 async def matched_components(reader: GraphReader, names: list[str]) -> tuple[list[StackComponent], list[str]]:

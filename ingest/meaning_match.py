@@ -16,8 +16,13 @@ import numpy
 from spacy.language import Language
 
 from incident_graph.ingest.embedding import text_embedding
+from incident_graph.ingest.relaxed_match import words
 
 MAX_CACHED_NAMES = 50_000  # vectors kept per pipeline; far more than a graph's entity names
+
+
+def shares_words(phrase: frozenset[str], form: frozenset[str]) -> bool:
+    return bool(form) and 2 * len(phrase & form) >= len(form)
 
 
 @dataclass(frozen=True)
@@ -41,13 +46,22 @@ class NameVectors:
             self._vectors[text] = numpy.asarray(embedding) if embedding is not None else None
         return self._vectors[text]
 
-    def nearest(self, phrase: str, names: Sequence[tuple[str, Sequence[str]]], threshold: float) -> Match | None:
+    def nearest(self, phrase: str, names: Sequence[tuple[str, Sequence[str]]], threshold: float,
+                shared_word: bool = False) -> Match | None:
         """The name whose own words or one of whose aliases is nearest to `phrase`, when at least
-        `threshold`; None when nothing is that close (or the phrase has no vectors)."""
+        `threshold`; None when nothing is that close (or the phrase has no vectors).
+
+        With `shared_word`, only forms that share at least half their content words with the phrase
+        count ("payment failures" for "card payments declined", not "back to normal the next day"
+        for "froze on the extra day"). The trained
+        pipeline's vectors are pruned (rare words borrow a frequent word's vector: "gpu" has the
+        vector of "cache"), so for a name shown to a person the cosine alone is not evidence enough."""
         vector = self.of(phrase)
         if vector is None:
             return None
-        owners = [(name, self.of(form)) for name, aliases in names for form in (name, *aliases)]
+        phrase_words = words(phrase)
+        owners = [(name, self.of(form)) for name, aliases in names for form in (name, *aliases)
+                  if not shared_word or shares_words(phrase_words, words(form))]
         owners = [(name, other) for name, other in owners if other is not None]
         if not owners:
             return None

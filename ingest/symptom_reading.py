@@ -83,15 +83,15 @@ def read_symptoms(text: str, known: KnownNames, threshold: float, nlp: Language 
 
 
 def matches_by_meaning(pieces: list[Fragment], named: list[Mention], known: KnownNames, threshold: float,
-                       nlp: Language) -> list[tuple[Fragment, Match]]:
+                       nlp: Language, shared_word: bool = False) -> list[tuple[Fragment, Match]]:
     """Each fragment in which the pipeline read no symptom, with the known symptom nearest to it in
-    meaning, when close enough."""
+    meaning, when close enough (and, with `shared_word`, sharing a word with it)."""
     vectors = name_vectors(nlp)
     found = []
     for piece in pieces:
         if any(piece.start <= m.start < piece.end for m in named):
             continue  # the pipeline already read a symptom here
-        match = vectors.nearest(piece.text, known, threshold)
+        match = vectors.nearest(piece.text, known, threshold, shared_word)
         if match is not None:
             found.append((piece, match))
     return found
@@ -99,13 +99,14 @@ def matches_by_meaning(pieces: list[Fragment], named: list[Mention], known: Know
 
 def suggestions(text: str, known: KnownNames, threshold: float, nlp: Language | None = None) -> list[Mention]:
     """suggestFilters: the taxonomy's concepts named in `text` (ingest/suggest.py), then, for each
-    fragment that names no symptom, the known symptom nearest to it in meaning, with the cosine
-    as its confidence: "card payments declined" suggests a payment failure the graph knows."""
+    fragment that names no symptom, the known symptom nearest to it in meaning among those sharing
+    a word with it, with the cosine as its confidence: "card payments declined" suggests a payment
+    failure the graph knows, and a suggestion is never a coincidence of pruned vectors."""
     nlp = nlp or default_pipeline()
     mentions = suggest_filters(text, nlp)
     named = [m for m in mentions if m.type == SYMPTOM.label]
     seen = {(m.type, m.name) for m in mentions}
-    for piece, match in matches_by_meaning(fragments(text), named, known, threshold, nlp):
+    for piece, match in matches_by_meaning(fragments(text), named, known, threshold, nlp, shared_word=True):
         if (SYMPTOM.label, match.name) not in seen:
             seen.add((SYMPTOM.label, match.name))
             mentions.append(Mention(type=SYMPTOM.label, name=match.name, mention=piece.text, sentence=piece.text,
