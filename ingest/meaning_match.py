@@ -9,6 +9,7 @@ their vectors are kept per pipeline; a pipeline without vectors matches nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,9 +17,15 @@ import numpy
 from spacy.language import Language
 
 from incident_graph.ingest.embedding import text_embedding
-from incident_graph.ingest.relaxed_match import words
+from incident_graph.ingest.components.spans import NAME_FUNCTION_WORDS
 
 MAX_CACHED_NAMES = 50_000  # vectors kept per pipeline; far more than a graph's entity names
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words, lower case, a plural -s dropped ("databases" and "database" agree)."""
+    found = (w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in NAME_FUNCTION_WORDS)
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in found)
 
 
 def shares_words(phrase: frozenset[str], form: frozenset[str]) -> bool:
