@@ -1,7 +1,7 @@
 """The resolver of `stackReview`: from a list of component names to what their past cases teach.
 
 Names are matched to components by canonical name or alias, case-insensitively; a name that is
-neither is matched by meaning to the graph's components that share a word with it
+neither is matched by meaning to the graph's components sharing half their words with it
 (ingest/meaning_match.py, the cosine of the trained pipeline's word-vector embeddings, at least
 MEANING_THRESHOLD), and the rest are reported as unknown. Each list is a page (`first`, `after` apply to root causes, contributing
 factors and lessons alike), with its total.
