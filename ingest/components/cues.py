@@ -16,6 +16,7 @@ class Cues:
     cause_precedes: tuple[tuple[str, ...], ...]
     negation: tuple[tuple[str, ...], ...]
     hedging: tuple[tuple[str, ...], ...]
+    impact_verbs: frozenset[str]
     clause_breaks: frozenset[str]
     detection: tuple[tuple[str, ...], ...]
     negation_follows_window: int
@@ -33,6 +34,7 @@ class Cues:
             cause_precedes=phrases("cause_precedes"),
             negation=phrases("negation"),
             hedging=phrases("hedging"),
+            impact_verbs=frozenset(v.lower() for v in config.get("impact_verbs", [])),
             clause_breaks=frozenset(b.lower() for b in config.get("clause_breaks", [])),
             detection=phrases("detection"),
             negation_follows_window=int(config.get("negation_follows_window", 8)),
@@ -207,6 +209,9 @@ NEGATION_GAP_WORDS = {"a", "an", "the", "any", "single", "sign", "signs", "of", 
                       "other", "such", "obvious", "visible", "real", "actual", "be", "is", "was"}
 
 
+IMPACT_AUXILIARIES = {"have", "be", "also", "briefly", "intermittently"}
+
+
 def negated(span: Span, index: CueIndex, follow: bool) -> bool:
     start, end = index.clause(span)
     cues = index.cues
@@ -227,7 +232,13 @@ def negated(span: Span, index: CueIndex, follow: bool) -> bool:
 def hedged(span: Span, index: CueIndex) -> bool:
     start, end = index.clause(span)
     first = index.first_phrase(index.cues.hedging, start, end)
-    return first is not None and first < span.start
+    if first is None or first >= span.start:
+        return False
+    # "Customers may have experienced errors": status pages state impact this way; it is not doubt.
+    after = first + index.phrase_length(index.cues.hedging, first, end)
+    while after < span.start and index.norm[after] in IMPACT_AUXILIARIES:
+        after += 1
+    return not (after < span.start and index.norm[after] in index.cues.impact_verbs)
 
 
 def cause_side(span: Span, index: CueIndex) -> str | None:

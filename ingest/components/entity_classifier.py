@@ -54,11 +54,12 @@ class Candidate:
 
 
 @Language.factory("incident_entity_classifier",
-                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy"],
-                                  "min_rule_confidence": 0.5})
+                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product"],
+                                  "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"]})
 def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
-                           rule_methods: list[str], min_rule_confidence: float) -> "EntityClassifier":
-    return EntityClassifier(nlp, cues, thresholds, rule_methods, min_rule_confidence)
+                           rule_methods: list[str], min_rule_confidence: float,
+                           stated_types: list[str]) -> "EntityClassifier":
+    return EntityClassifier(nlp, cues, thresholds, rule_methods, min_rule_confidence, stated_types)
 
 
 class EntityClassifier:
@@ -66,13 +67,19 @@ class EntityClassifier:
     stay when the rules were confident; every other candidate needs the model's probability."""
 
     def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
-                 rule_methods: list[str] = ("section", "taxonomy"), min_rule_confidence: float = 0.5) -> None:
+                 rule_methods: Iterable[str] = ("section", "taxonomy", "product"), min_rule_confidence: float = 0.5,
+                 stated_types: Iterable[str] = ("RootCause", "Symptom")) -> None:
         self.nlp = nlp
         self.cues = Cues.from_config(cues)
         self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
+        # "Azure Cognitive Services", "Stripe API": a name the NER calls ORG but that ends like a product.
+        self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
         self.thresholds = {t: float(thresholds.get(t, 0.35)) for t in TYPES}
         self.rule_methods = set(rule_methods)
         self.min_rule_confidence = min_rule_confidence
+        # Types whose causal statement ("X caused the outage", "due to X") is kept when the model
+        # found nothing of the type in the whole write-up (see stated_fallback).
+        self.stated_types = tuple(stated_types)
         self.weights: numpy.ndarray | None = None  # features x classes
         self.bias: numpy.ndarray | None = None
         self.mean: numpy.ndarray | None = None
@@ -155,7 +162,8 @@ class EntityClassifier:
                 continue
             section_type = SECTION_TYPES.get(layout.kind_at(candidate.span.start_char) or "")
             organisation = candidate.method not in self.rule_methods and (
-                names_an_organisation(candidate.span) or candidate.span[-1].text in self.organisation_suffixes)
+                (names_an_organisation(candidate.span) and candidate.span[-1].lower_ not in self.product_words)
+                or candidate.span[-1].text in self.organisation_suffixes)
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
                     continue  # a component is a thing: a clause never names one
@@ -188,7 +196,28 @@ class EntityClassifier:
                     or any(s.start < candidate.span.end and candidate.span.start < s.end for s in kept):
                 continue
             found.append(self.keep((0.5, label, candidate), taken, cues, layout))
+        found += self.stated_fallback(candidates, [s for s in found if s is not None], taken, cues, layout)
         return [span for span in found if span is not None]
+
+    def stated_fallback(self, candidates: list[Candidate], kept: list[Span], taken: dict[str, SpanIndex],
+                        cues: CueIndex, layout: Layout) -> list[Span | None]:
+        """The first phrase the causal grammar put in a type's role, for a type nothing was found of.
+
+        A model trained on long write-ups learns that "X caused Y" often names a step of a chain,
+        not the root cause; in a short report that states one cause, that sentence is the cause."""
+        found: list[Span | None] = []
+        for label in self.stated_types:
+            if any(s.label_ == label for s in kept):
+                continue
+            stated = [c for c in candidates if c.proposed == label and c.method == "cue"
+                      and not negated(c.span, cues, follow=False) and not self.finder.denied(c.span)
+                      and not any(s.start < c.span.end and c.span.start < s.end for s in kept)]
+            if stated:
+                # The widest phrase at the first statement: "a change to our cache system", not "change".
+                first = min(stated, key=lambda c: c.span.start)
+                stated_as = Candidate(whole_phrase(first.span), label, "cue", None, first.known)
+                found.append(self.keep((0.5, label, stated_as), taken, cues, layout))
+        return found
 
     def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,
              layout: Layout) -> Span | None:
@@ -303,6 +332,21 @@ class EntityClassifier:
             ]
             rows.append(row)
         return numpy.asarray(rows, dtype="float32")
+
+
+def whole_phrase(span: Span) -> Span:
+    """The span's head with everything it governs ("a change to our cache system" for "change"),
+    without a leading determiner, when that is still a name; else the span."""
+    if span.root.pos_ not in ("NOUN", "PROPN"):
+        return span  # a clause's subtree holds its subject: "a bad config took down X"
+    tokens = list(span.root.subtree)
+    start, end = tokens[0].i, tokens[-1].i + 1
+    while start < end and span.doc[start].pos_ in ("DET", "PRON", "PUNCT"):
+        start += 1
+    whole = span.doc[start:end]
+    if start > span.start or end < span.end or "\n" in whole.text or name_words(whole.text) > MAX_NAME_WORDS:
+        return span
+    return whole
 
 
 def names_an_organisation(span: Span) -> bool:

@@ -42,19 +42,40 @@ OBJECTS = {"dobj", "obj", "attr", "oprd"}
 MODIFIER_DEPS = {"compound", "amod", "nummod", "nmod", "poss", "det", "quantmod", "npadvmod", "case", "advmod", "neg"}
 ATTACHED_PREPS = {"of", "in", "on", "for", "from", "with", "at", "during", "between", "behind", "inside", "within"}
 ASIDE_KINDS = {"remediation", "lessons"}  # sections that mention things in passing
+CAUSATIVE_VERBS = {"make", "cause"}  # verbs whose caused clause is the effect
 COPULAR = {"be", "turn", "prove", "appear", "seem", "remain", "become"}
 
 
 @Language.factory(
     "incident_phrases",
     default_config={"rules": {}, "cues": {},
-                    "confidence": {"cue": 0.8, "section": 0.75, "head": 0.6, "hedged": 0.45},
+                    "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45},
                     "link_threshold": 0.8, "broader_threshold": 0.55},
 )
 def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: dict[str, Any],
                        confidence: dict[str, float], link_threshold: float,
                        broader_threshold: float) -> "PhraseFinder":
     return PhraseFinder(nlp, rules, cues, confidence, link_threshold, broader_threshold)
+
+
+def is_name_word(token: Token) -> bool:
+    """A word of a product's name: capitalised or with a digit ("CloudFront", "S3", "EC2")."""
+    return token.pos_ in ("PROPN", "NOUN", "NUM", "X") and (token.text[:1].isupper() or any(c.isdigit() for c in token.text))
+
+
+SEPARATORS = {"-", "–", "—", ":", "|", "/"}
+
+
+def separated(doc: Doc, start: int, end: int, keep: int) -> tuple[int, int]:
+    """[start, end) cut at a spaced separator, on the side of token `keep`: titles such as "RCA -
+    Azure Cognitive Services - West Europe" run names together that the parser may join."""
+    for i in range(start, end):
+        if doc[i].text in SEPARATORS and doc[i].whitespace_ and i > 0 and doc[i - 1].whitespace_:
+            if i < keep:
+                start = i + 1
+            elif i > keep:
+                return start, i
+    return start, end
 
 
 # A phrase ending in one of these stops mid-way.
@@ -83,6 +104,8 @@ class PhraseFinder:
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
         self.quantifiers = set(rules.get("quantifiers", []))
+        self.product_vendors = set(rules.get("product_vendors", []))
+        self.corporate_words = set(rules.get("corporate_words", []))
         self.cause_particles: dict[str, list[str]] = dict(rules.get("cause_particles", {}))
         self.heads: dict[str, dict[str, int]] = {}  # head lemma -> type -> taxonomy phrases with that head
         self.concepts: list[dict[str, str]] = []  # {"type", "name", "broader", "text"}
@@ -134,6 +157,7 @@ class PhraseFinder:
         return doc
 
     def sentence_phrases(self, sentence: Span, kind: str) -> Iterator[tuple[Span, str, str]]:
+        yield from ((span, "Component", "product") for span in self.product_names(sentence))
         yield from self.causal_phrases(sentence)
         yield from self.failure_phrases(sentence)
         section_role = ENTITY_SECTIONS.get(kind)
@@ -148,6 +172,23 @@ class PhraseFinder:
             elif head_type == "Component" and kind not in ASIDE_KINDS:
                 yield from ((span, "Component", "head") for span in self.phrases(head, attach=False)
                             if self.is_named(span))
+
+    def product_names(self, sentence: Span) -> Iterator[Span]:
+        """A vendor's name leading capitalised words: "Amazon CloudFront", "AWS Lambda"."""
+        doc = sentence.doc
+        i = sentence.start
+        while i < sentence.end:
+            token = doc[i]
+            if token.lower_ not in self.product_vendors or not token.text[:1].isupper():
+                i += 1
+                continue
+            end = i + 1
+            while end < sentence.end and is_name_word(doc[end]):
+                end += 1
+            rest = {t.lower_ for t in doc[i + 1:end]}
+            if end > i + 1 and not rest <= self.corporate_words and name_words(doc[i:end].text) <= MAX_NAME_WORDS:
+                yield doc[i:end]
+            i = end
 
     def opens_section(self, sentence: Span) -> bool:
         """The first sentence of its section (or of a bullet): where a section states its subject."""
@@ -303,15 +344,16 @@ class PhraseFinder:
                 # An effect told as a clause ("led to leaking machines") is a symptom whatever its verb;
                 # a generic head is one when its modifiers say what ("elevated build queue times").
                 specific = span.root.norm_ not in self.generic_heads or self.content_words(span) >= 3
-                if span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None) and specific):
-                    yield span, "Symptom", "cue"
-                elif not passive and verb.norm_ in self.cause_particles:
+                if not passive and verb.norm_ in self.cause_particles and span.root.pos_ != "VERB":
                     # "took down Facebook and Instagram": what was taken down, with the verb, is the symptom.
                     outage = self.trim(verb.doc[verb.i:span.end])
                     if outage is not None and name_words(outage.text) <= self.max_words:
                         yield outage, "Symptom", "cue"
-        if not passive and verb.norm_ == "make":
-            # "a configuration change made builds start to fail": the caused clause is the symptom.
+                elif span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None) and specific):
+                    yield span, "Symptom", "cue"
+        if not passive and verb.norm_ in CAUSATIVE_VERBS:
+            # "a configuration change made builds start to fail", "caused the routers to crash": the
+            # caused clause is the symptom.
             for clause in (c for c in verb.children if c.dep_ in ("ccomp", "xcomp") and c.pos_ in ("VERB", "AUX")):
                 span = self.clause_span(clause)
                 if span is not None:
@@ -389,7 +431,7 @@ class PhraseFinder:
                 if objects:
                     tokens += [prep] + self.modifiers(objects[0]) + [objects[0]]
                 break
-        start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
+        start, end = separated(head.doc, min(t.i for t in tokens), max(t.i for t in tokens) + 1, head.i)
         span = self.trim(head.doc[start:end])
         if span is None:
             return None
@@ -462,7 +504,7 @@ class PhraseFinder:
             name = span.id_  # a failure phrase's own name ("request failure")
         result = Span(span.doc, span.start, span.end, label=role, span_id=name)
         result._.confidence = score
-        result._.method = "parse" if method in ("head", "section") else "cue"
+        result._.method = {"head": "parse", "section": "parse", "product": "product"}.get(method, "cue")
         result._.section = kind
         result._.hedged = score <= self.confidence["hedged"]
         result._.known = known

@@ -66,3 +66,32 @@ def test_the_weights_travel_with_the_saved_pipeline(tmp_path):
     original, again = default_pipeline()(TEXT), loaded(TEXT)
     assert {(s.label_, s.start, s.end) for s in again.spans[MENTIONS]} == \
         {(s.label_, s.start, s.end) for s in original.spans[MENTIONS]}
+
+
+def test_a_short_report_keeps_the_cause_and_effect_it_states(extract):
+    """The model alone keeps neither from this one sentence; the causal grammar states both."""
+    case = extract("[Heroku](https://example.org/p). A change to our build cache system caused some git "
+                   "pushes to fail for users.\n")
+    causes = [m.mention for m in case.mentions_of("RootCause")]
+    assert any(cause.startswith("change to our build cache system") for cause in causes), causes
+    assert any("pushes to fail" in m.mention for m in case.mentions_of("Symptom"))
+
+
+def test_a_stated_cause_is_not_added_when_the_model_found_one(extract):
+    case = extract("# Disk full\n\n## Root cause\n\nThe root cause was a full disk on the log hosts. A retention "
+                   "job change caused the cleanup to stop.\n")
+    assert len(case.mentions_of("RootCause")) >= 1
+    assert not any(m.mention.startswith("retention job change") and m.confidence == 0.5
+                   for m in case.mentions_of("RootCause"))
+
+
+def test_a_denied_cause_is_never_the_stated_one(extract):
+    case = extract("[Example](https://example.org/p). An attack did not cause the outage.\n")
+    assert not any("attack" in m.mention.lower() for m in case.mentions_of("RootCause"))
+
+
+def test_a_product_named_after_its_vendor_is_a_component_not_an_organisation(extract):
+    case = extract("Elevated error rates for Amazon CloudFront\n\nSome customers saw errors when fetching content "
+                   "through Amazon CloudFront edge locations.\n")
+    assert any(m.mention == "Amazon CloudFront" for m in case.mentions_of("Component"))
+    assert "Amazon CloudFront" not in {m.mention for m in case.mentions_of("Organisation")}

@@ -69,3 +69,26 @@ def test_failures_of_a_thing_are_symptoms(nlp):
 def test_named_components_are_found_anywhere(nlp):
     roles = found(nlp, "Engineers restarted the Consul cluster behind the service discovery layer.")
     assert any("Consul cluster" in text for text in roles.get("Component", ()))
+
+
+def test_a_vendor_leading_capitalised_words_names_a_product(nlp):
+    roles = found(nlp, "Customers of AWS Lambda and Amazon EventBridge saw elevated errors after a deployment.")
+    assert {"AWS Lambda", "Amazon EventBridge"} <= roles.get("Component", set())
+
+
+def test_a_vendor_with_only_corporate_words_is_no_product(nlp):
+    doc = nlp("Engineers at Amazon Web Services and Google Cloud restarted the Google Compute Engine fleet.")
+    products = {span.text for span in nlp.get_pipe("incident_phrases").product_names(doc[:])}
+    assert products == {"Google Compute Engine"}
+
+
+def test_a_spaced_dash_ends_a_name(nlp):
+    doc = nlp("RCA - Azure Cognitive Services - West Europe\n\nRequests failed for two hours.\n")
+    components = {span.text for span in doc.spans[MENTIONS] if span.label_ == "Component"}
+    assert "Azure Cognitive Services" in components
+    assert not any("RCA" in text or "Europe" in text for text in components)
+
+
+def test_cause_with_a_caused_clause_makes_the_clause_the_symptom(nlp):
+    roles = found(nlp, "A bad router rule caused all of the edge routers to crash.")
+    assert any("routers to crash" in text for text in roles.get("Symptom", ()))
