@@ -313,12 +313,17 @@ def section_text(doc: Doc, layout: Layout, kind: str) -> str:
 
 
 def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
-    bullets = [(s, e) for s, e in layout.bullets if layout.kind_at(s) == "remediation"]
-    if bullets:
-        text = doc.text  # once, not once per bullet
-        yield from (text[s:e].strip() for s, e in bullets)
-        return
-    yield from section_sentences(doc, layout, "remediation")
+    """Each remediation section's bullets, or its sentences when it has none: a "Resolution"
+    paragraph and an "Action items" list both count."""
+    text = doc.text  # once, not once per bullet
+    for region in layout.sections("remediation"):
+        bullets = [(s, e) for s, e in layout.bullets if region.start <= s < region.end]
+        if bullets:
+            yield from (text[s:e].strip() for s, e in bullets)
+            continue
+        span = doc.char_span(region.start, region.end, alignment_mode="contract")
+        if span is not None:
+            yield from (sentence.text.strip() for sentence in span.sents if sentence.text.strip())
 
 
 def narrative_sentences(doc: Doc, kind: str) -> list[str]:

@@ -76,12 +76,14 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     use_trained=False runs on blank English."""
     taxonomy = taxonomy or load_taxonomy()
     cues = patterns_file("cues.toml")
-    headings = patterns_file("sections.toml")["sections"]
+    sections = patterns_file("sections.toml")
     nlp = base_pipeline(choose_model(model) if use_trained else choose_model(BLANK))
     trained = list(nlp.pipe_names)
     # Sentence starts from paragraphs and bullets come first: the parser keeps them.
     nlp.add_pipe("sentencizer", first=True)
     nlp.add_pipe("incident_sentences", after="sentencizer")
+    nlp.add_pipe("incident_sections", config={"headings": sections["sections"], "keywords": sections["keywords"]},
+                 after="incident_sentences")
     nlp.add_pipe("lemmatizer", config={"mode": "lookup"},
                  after=trained[-1] if trained else "incident_sentences")
     nlp.add_pipe("incident_norms", after="lemmatizer")
@@ -92,7 +94,6 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     detection_ruler = nlp.add_pipe("span_ruler", name="detection_ruler",
                                    config={**ruler_config, "spans_key": DETECTION_CANDIDATES})
     loose = nlp.add_pipe("incident_loose_matcher") if loose_matching else None
-    nlp.add_pipe("incident_sections", config={"headings": headings})
     roles = nlp.add_pipe("incident_roles", config={"cues": cues})
     nlp.add_pipe("incident_new_entities", config={"cues": cues})
     phrases = nlp.add_pipe("incident_phrases", config={"rules": patterns_file("phrases.toml"), "cues": cues})

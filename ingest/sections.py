@@ -74,7 +74,32 @@ def heading_kinds(headings: dict[str, list[str]]) -> dict[str, str]:
     return {normalise_heading(variant): kind for kind, variants in headings.items() for variant in variants}
 
 
-def heading_of(line: str, previous_blank: bool, known: dict[str, str]) -> tuple[str, int] | None:
+KEYWORD_HEADING_WORDS = 5
+
+
+class HeadingKinds:
+    """A heading's section kind: its exact text in sections.toml, else the first keyword in it
+    ("Remediation and Prevention", "Detailed Description of Impact")."""
+
+    def __init__(self, headings: dict[str, list[str]], keywords: dict[str, list[str]] | None = None) -> None:
+        self.exact = heading_kinds(headings)
+        self.keywords = [(re.compile(rf"\b{re.escape(word.lower())}\b"), kind)
+                         for kind, words in (keywords or {}).items() for word in words]
+
+    def get(self, text: str, default: str | None = None) -> str | None:
+        heading = normalise_heading(text)
+        if heading in self.exact:
+            return self.exact[heading]
+        if len(heading.split()) > KEYWORD_HEADING_WORDS:
+            return default  # "customer impact was limited to ...": a sentence, not a heading
+        found = [(match.start(), kind) for pattern, kind in self.keywords if (match := pattern.search(heading))]
+        return min(found)[1] if found else default
+
+    def __contains__(self, text: str) -> bool:
+        return self.get(text) is not None
+
+
+def heading_of(line: str, previous_blank: bool, known: HeadingKinds) -> tuple[str, int] | None:
     """(heading text, level) when the line is a heading; plain lines only when known."""
     match = MARKDOWN_HEADING.match(line)
     if match:
@@ -83,8 +108,12 @@ def heading_of(line: str, previous_blank: bool, known: dict[str, str]) -> tuple[
     if match:
         return match.group(1), 2
     stripped = line.strip()
-    if previous_blank and stripped and len(stripped.split()) <= 5 and normalise_heading(stripped) in known:
+    if not (previous_blank and stripped and len(stripped.split()) <= 5):
+        return None
+    if normalise_heading(stripped) in known.exact:
         return stripped, 2
+    if stripped[-1] not in ".,;?!" and stripped[0].isupper() and stripped in known:
+        return stripped, 2  # "Remediation and Prevention": capitalised, no full stop, a section's word
     return None
 
 
@@ -101,8 +130,8 @@ def metadata_lines(text: str) -> tuple[int, int] | None:
     return start, end
 
 
-def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
-    known = heading_kinds(headings)
+def analyse(text: str, headings: dict[str, list[str]], keywords: dict[str, list[str]] | None = None) -> Layout:
+    known = HeadingKinds(headings, keywords)
     regions: list[Region] = []
     bullets: list[tuple[int, int]] = []
     offset = 0
@@ -123,13 +152,13 @@ def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
         content = line.rstrip("\n")
         found = heading_of(content, previous_blank, known)
         label = None if found else LABEL.match(content)
-        if label and normalise_heading(label.group(1)) in known and content[label.end():].strip():
+        if label and label.group(1) in known and content[label.end():].strip():
             # The label is a heading of its own; the paragraph after it is the section's text.
             if offset > section_start:
                 regions.append(Region(section_start, offset, kind, heading))
             heading = label.group(1)
             regions.append(Region(offset, offset + label.end(), "heading", heading))
-            kind = known[normalise_heading(heading)]
+            kind = known.get(heading, "other")
             section_start = offset + label.end()
             previous_blank = False
             offset += len(line)
@@ -139,7 +168,7 @@ def analyse(text: str, headings: dict[str, list[str]]) -> Layout:
                 regions.append(Region(section_start, offset, kind, heading))
             heading, level = found
             regions.append(Region(offset, offset + len(line), "heading", heading))
-            kind = "title" if level == 1 else known.get(normalise_heading(heading), "other")
+            kind = "title" if level == 1 else known.get(heading, "other")
             if kind == "title":
                 kind = "other"
             section_start = offset + len(line)

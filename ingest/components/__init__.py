@@ -1,8 +1,9 @@
 """The extraction pipeline's own spaCy components: one per module, each with its factory.
 
 Importing this package registers every factory. Order in the pipeline (see ingest/pipeline.py):
-  sentencizer -> incident_sentences -> lemmatizer -> incident_norms -> taxonomy_ruler
-  -> detection_ruler -> incident_loose_matcher -> incident_sections -> incident_roles
+  sentencizer -> incident_sentences -> incident_sections -> (the trained pipeline's pipes)
+  -> lemmatizer -> incident_norms -> taxonomy_ruler -> detection_ruler -> incident_loose_matcher
+  -> incident_roles
   -> incident_new_entities -> incident_organisations
 """
 

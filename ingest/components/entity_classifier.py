@@ -269,8 +269,7 @@ class EntityClassifier:
             if layout.kind_at(sentence.start_char) in SKIPPED_KINDS:
                 continue
             for token in sentence:
-                if token.pos_ in ("NOUN", "PROPN") and token.dep_ != "compound" \
-                        and token.norm_ not in finder.generic_heads:
+                if token.pos_ in ("NOUN", "PROPN") and token.dep_ != "compound" and finder.names_something(token):
                     for attach, method in ((True, "np"), (False, "np")):
                         span = finder.phrase(token, attach)
                         if span is not None and name_words(span.text) <= MAX_NAME_WORDS:

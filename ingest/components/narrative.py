@@ -16,7 +16,9 @@ from spacy.tokens import Doc
 from incident_graph.ingest.components.spans import SKIPPED_KINDS
 from incident_graph.ingest.sections import Layout
 
-KINDS = ("detection", "remediation", "lessons")
+# In the order a sentence is tried: what will be done ("going forward we will alert on ...") is a
+# lesson even when it names an alert or a rollback.
+KINDS = ("lessons", "detection", "remediation")
 
 if not Doc.has_extension("narrative"):
     Doc.set_extension("narrative", default=None)

@@ -489,6 +489,11 @@ class PhraseFinder:
         head = span.root.head
         return span.root.dep_ in SUBJECTS | OBJECTS and self.is_negated(head)
 
+    def names_something(self, token: Token) -> bool:
+        """A generic head ("update", "change") names something only with a modifier that says what:
+        "a routine update to the storage layer", not "the update"."""
+        return token.norm_ not in self.generic_heads or any(c.dep_ in ("amod", "compound", "nmod") for c in token.children)
+
     def head_type(self, token: Token) -> str | None:
         counts = self.heads.get(token.norm_)
         if not counts:

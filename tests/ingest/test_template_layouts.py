@@ -64,3 +64,51 @@ def test_an_unreadable_date_line_is_prose_but_bad_front_matter_is_an_error():
         assert "date" in str(error)
     else:
         raise AssertionError("a bad front-matter date must be refused")
+
+
+PROVIDER_RCA = """Pub/Sub incident 23004
+
+Summary
+Pub/Sub saw elevated publish latency for two hours.
+
+Root Cause
+A routine update to the storage layer changed how batches were compacted.
+
+Remediation and Prevention
+Engineers rolled back the update.
+
+Detailed Description of Impact
+Some subscriptions stopped receiving messages.
+"""
+
+
+def test_a_plain_heading_not_listed_takes_the_kind_of_its_first_keyword():
+    keywords = patterns_file("sections.toml")["keywords"]
+    found = [(kind, text) for kind, text in
+             ((r.kind, PROVIDER_RCA[r.start:r.end].strip()) for r in analyse(PROVIDER_RCA, HEADINGS, keywords).regions)
+             if kind != "heading"]
+    assert ("remediation", "Engineers rolled back the update.") in found
+    assert ("symptoms", "Some subscriptions stopped receiving messages.") in found
+    assert ("root_cause", "A routine update to the storage layer changed how batches were compacted.") in found
+
+
+def test_a_sentence_with_a_keyword_is_no_heading():
+    keywords = patterns_file("sections.toml")["keywords"]
+    text = "Intro\n\nThe impact was limited to one region.\nMore text here.\n"
+    assert "heading" not in [r.kind for r in analyse(text, HEADINGS, keywords).regions]
+    text = "Intro\n\nCustomer impact was limited to two regions: the rest were fine.\n"
+    assert {r.kind for r in analyse(text, HEADINGS, keywords).regions} == {"other"}
+
+
+def test_a_section_starts_a_sentence_after_a_heading_without_a_full_stop(extract):
+    case = extract(PROVIDER_RCA)
+    steps = case.remediation
+    assert steps == ("Engineers rolled back the update.",)
+    assert all("Remediation and Prevention" not in m.sentence for m in case.mentions)
+
+
+def test_a_resolution_paragraph_and_an_action_item_list_are_both_remediation(extract):
+    case = extract("# Expired certificate\n\n## Resolution\n\nWe uploaded a new bundle and reloaded the load "
+                   "balancers.\n\n## Action items\n\n- Track every certificate in the bundle.\n")
+    assert case.remediation == ("We uploaded a new bundle and reloaded the load balancers.",
+                                "Track every certificate in the bundle.")

@@ -95,3 +95,13 @@ def test_a_product_named_after_its_vendor_is_a_component_not_an_organisation(ext
                    "through Amazon CloudFront edge locations.\n")
     assert any(m.mention == "Amazon CloudFront" for m in case.mentions_of("Component"))
     assert "Amazon CloudFront" not in {m.mention for m in case.mentions_of("Organisation")}
+
+
+def test_a_generic_head_is_a_candidate_only_with_a_modifier_that_says_what():
+    nlp = default_pipeline()
+    classifier = nlp.get_pipe("incident_entity_classifier")
+    with nlp.select_pipes(disable=["incident_entity_classifier"]):
+        doc = nlp("A routine update to the storage layer changed compaction. The update was rolled back.")
+    texts = {c.span.text for c in classifier.candidates(doc)}
+    assert "routine update" in texts
+    assert "update" not in texts

@@ -28,3 +28,11 @@ def test_sections_win_over_prose():
 def test_the_blank_pipeline_reads_prose_too():
     case = Extractor(build_pipeline(use_trained=False)).extract(writeup_from_text(FREE_FORM, "queue.md", "queue"))
     assert any("rolled back" in step for step in case.remediation)
+
+
+def test_what_will_be_done_is_a_lesson_even_when_it_names_an_alert():
+    text = ("# Lost orders\n\nThe consumer lost orders for an hour. We rolled back the consumer. Going forward, "
+            "consumers will acknowledge only after a commit, and we will alert on publisher blocking.\n")
+    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "orders.md", "orders"))
+    assert any("Going forward" in lesson for lesson in case.lesson_items)
+    assert not any("Going forward" in step for step in case.remediation)
