@@ -229,6 +229,11 @@ def negated(span: Span, index: CueIndex, follow: bool) -> bool:
     return False
 
 
+def opens_with_negation(span: Span, index: CueIndex) -> bool:
+    """"No data was lost", "none of the alerts fired": the span itself denies."""
+    return bool(index.phrase_length(index.cues.negation, span.start, span.end))
+
+
 def hedged(span: Span, index: CueIndex) -> bool:
     start, end = index.clause(span)
     first = index.first_phrase(index.cues.hedging, start, end)

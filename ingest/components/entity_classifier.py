@@ -24,7 +24,7 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged, negated
+from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged, negated, opens_with_negation
 from incident_graph.ingest.components.phrases import PhraseFinder, phrase_vector, unit
 from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
                                                     name_words)
@@ -167,6 +167,8 @@ class EntityClassifier:
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
                     continue  # a component is a thing: a clause never names one
+                if label == "Symptom" and opens_with_negation(candidate.span, cues):
+                    continue  # "no data was lost"; a factor may be an absence ("no automatic rollback")
                 if organisation:
                     continue  # "a team at Initech Systems": incident_organisations decides on names like it
                 if section_type not in (None, label) and not (candidate.known or is_proper(candidate.span)):
@@ -186,38 +188,57 @@ class EntityClassifier:
         ranked.sort(key=lambda item: (-item[0], item[2].span.start))
         taken: dict[str, SpanIndex] = {}
         found = [self.keep(item, taken, cues, layout) for item in ranked]
-        # Fallbacks, only where nothing of the type was found (the sentence of the type's section, then
-        # the write-up), and never on words that already are a finding of another type.
-        fallbacks = [(key, self.section_floors.get(key[1], 1.0), best) for key, best in best_in_sentence.items()]
-        fallbacks += [((None, label), self.doc_floors.get(label, 1.0), best) for label, best in best_in_doc.items()]
+        # Fallbacks, only where nothing of the type was found, in this order: the most probable
+        # candidate of a sentence of the type's section; the phrase the section itself states; the
+        # most probable of the write-up; the phrase the causal grammar states. Never on words that
+        # already are a finding of another type (a component inside a stated cause excepted).
+        sentence_fallbacks = [(key, self.section_floors.get(key[1], 1.0), best) for key, best in best_in_sentence.items()]
+        doc_fallbacks = [((None, label), self.doc_floors.get(label, 1.0), best) for label, best in best_in_doc.items()]
+        found += self.floor_fallbacks(sentence_fallbacks, found, taken, cues, layout)
+        found += self.stated_fallback(candidates, found, taken, cues, layout, by_section=True)
+        found += self.floor_fallbacks(doc_fallbacks, found, taken, cues, layout)
+        found += self.stated_fallback(candidates, found, taken, cues, layout, by_section=False)
+        return [span for span in found if span is not None]
+
+    def floor_fallbacks(self, fallbacks: list[tuple[tuple[int | None, str], float, tuple[float, Candidate]]],
+                        found: list[Span | None], taken: dict[str, SpanIndex], cues: CueIndex,
+                        layout: Layout) -> list[Span | None]:
+        """The best candidate of a sentence (or of the write-up, for sentence None) above the
+        type's floor, where that sentence (or write-up) has nothing of the type yet."""
+        added: list[Span | None] = []
         for (sentence_start, label), floor, (probability, candidate) in fallbacks:
-            kept = [s for s in found if s is not None]
+            kept = [s for s in found + added if s is not None]
             if probability < floor or any(s.label_ == label and sentence_start in (None, s.sent.start) for s in kept) \
                     or any(s.start < candidate.span.end and candidate.span.start < s.end for s in kept):
                 continue
-            found.append(self.keep((0.5, label, candidate), taken, cues, layout))
-        found += self.stated_fallback(candidates, [s for s in found if s is not None], taken, cues, layout)
-        return [span for span in found if span is not None]
+            added.append(self.keep((0.5, label, candidate), taken, cues, layout))
+        return added
 
-    def stated_fallback(self, candidates: list[Candidate], kept: list[Span], taken: dict[str, SpanIndex],
-                        cues: CueIndex, layout: Layout) -> list[Span | None]:
-        """The first phrase the causal grammar put in a type's role, for a type nothing was found of.
+    def stated_fallback(self, candidates: list[Candidate], found: list[Span | None], taken: dict[str, SpanIndex],
+                        cues: CueIndex, layout: Layout, by_section: bool) -> list[Span | None]:
+        """For a type nothing was found of, the first phrase its own section put in its role (the
+        subject of a Root cause section's opening sentence; by_section), or else the first one the
+        causal grammar did.
 
         A model trained on long write-ups learns that "X caused Y" often names a step of a chain,
         not the root cause; in a short report that states one cause, that sentence is the cause."""
-        found: list[Span | None] = []
+        kept = [s for s in found if s is not None]
+        added: list[Span | None] = []
         for label in self.stated_types:
             if any(s.label_ == label for s in kept):
                 continue
-            stated = [c for c in candidates if c.proposed == label and c.method == "cue"
+            stated = [c for c in candidates if c.proposed == label
+                      and c.method == ("parse" if by_section else "cue")
+                      and (not by_section or SECTION_TYPES.get(layout.kind_at(c.span.start_char) or "") == label)
                       and not negated(c.span, cues, follow=False) and not self.finder.denied(c.span)
-                      and not any(s.start < c.span.end and c.span.start < s.end for s in kept)]
+                      and not any(s.start < c.span.end and c.span.start < s.end for s in kept
+                                  if s.label_ != "Component")]
             if stated:
                 # The widest phrase at the first statement: "a change to our cache system", not "change".
                 first = min(stated, key=lambda c: c.span.start)
                 stated_as = Candidate(whole_phrase(first.span), label, "cue", None, first.known)
-                found.append(self.keep((0.5, label, stated_as), taken, cues, layout))
-        return found
+                added.append(self.keep((0.5, label, stated_as), taken, cues, layout))
+        return added
 
     def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,
              layout: Layout) -> Span | None:

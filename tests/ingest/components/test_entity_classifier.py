@@ -105,3 +105,16 @@ def test_a_generic_head_is_a_candidate_only_with_a_modifier_that_says_what():
     texts = {c.span.text for c in classifier.candidates(doc)}
     assert "routine update" in texts
     assert "update" not in texts
+
+
+def test_a_root_cause_section_states_its_cause_when_the_model_keeps_none(extract):
+    case = extract("# DNS failures\n\n## Root cause\n\nThe new CoreDNS version enabled a cache prefetch setting that, "
+                   "with our low memory limit, caused the pods to be killed under load.\n")
+    assert any("CoreDNS version" in m.mention for m in case.mentions_of("RootCause"))
+
+
+def test_a_denied_symptom_is_none_but_an_absence_can_be_a_factor(extract):
+    case = extract("# Outage\n\n## Impact\n\n- Checkout failed for an hour\n- No data was lost\n\n"
+                   "## Contributing factors\n\n- No automatic rollback\n")
+    assert not any("data" in m.mention.lower() for m in case.mentions_of("Symptom"))
+    assert any("automatic rollback" in m.mention for m in case.mentions_of("ContributingFactor"))
