@@ -191,7 +191,8 @@ class EntityClassifier:
         # Fallbacks, only where nothing of the type was found, in this order: the most probable
         # candidate of a sentence of the type's section; the phrase the section itself states; the
         # most probable of the write-up; the phrase the causal grammar states. Never on words that
-        # already are a finding of another type (a component inside a stated cause excepted).
+        # already are a finding of another type (a stated phrase may hold one: "an error during a
+        # migration" holds the factor "during a migration").
         sentence_fallbacks = [(key, self.section_floors.get(key[1], 1.0), best) for key, best in best_in_sentence.items()]
         doc_fallbacks = [((None, label), self.doc_floors.get(label, 1.0), best) for label, best in best_in_doc.items()]
         found += self.floor_fallbacks(sentence_fallbacks, found, taken, cues, layout)
@@ -231,8 +232,7 @@ class EntityClassifier:
                       and c.method == ("parse" if by_section else "cue")
                       and (not by_section or SECTION_TYPES.get(layout.kind_at(c.span.start_char) or "") == label)
                       and not negated(c.span, cues, follow=False) and not self.finder.denied(c.span)
-                      and not any(s.start < c.span.end and c.span.start < s.end for s in kept
-                                  if s.label_ != "Component")]
+                      and not any(s.start <= c.span.start and c.span.end <= s.end for s in kept)]
             if stated:
                 # The widest phrase at the first statement: "a change to our cache system", not "change".
                 first = min(stated, key=lambda c: c.span.start)
