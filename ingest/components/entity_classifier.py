@@ -74,6 +74,7 @@ class EntityClassifier:
         self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
         # "Azure Cognitive Services", "Stripe API": a name the NER calls ORG but that ends like a product.
         self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
+        self.report_words = {w.lower() for w in cues.get("report_words", [])}
         self.thresholds = {t: float(thresholds.get(t, 0.35)) for t in TYPES}
         self.rule_methods = set(rule_methods)
         self.min_rule_confidence = min_rule_confidence
@@ -161,8 +162,10 @@ class EntityClassifier:
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
                 continue
             section_type = SECTION_TYPES.get(layout.kind_at(candidate.span.start_char) or "")
+            if all(token.lower_ in self.report_words for token in candidate.span):
+                continue  # "PIR", "Root Cause Analysis": the report, not something in it
             organisation = candidate.method not in self.rule_methods and (
-                (names_an_organisation(candidate.span) and candidate.span[-1].lower_ not in self.product_words)
+                (names_an_organisation(candidate.span) and not self.names_a_product(candidate.span))
                 or candidate.span[-1].text in self.organisation_suffixes)
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
@@ -239,6 +242,11 @@ class EntityClassifier:
                 stated_as = Candidate(whole_phrase(first.span), label, "cue", None, first.known)
                 added.append(self.keep((0.5, label, stated_as), taken, cues, layout))
         return added
+
+    def names_a_product(self, span: Span) -> bool:
+        """"Azure Cognitive Services", not "Square's services" (the company's, said of it)."""
+        return span[-1].lower_ in self.product_words and not any(t.tag_ == "POS" or t.lower_ in ("'s", "\u2019s")
+                                                                 for t in span)
 
     def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,
              layout: Layout) -> Span | None:

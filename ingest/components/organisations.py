@@ -29,6 +29,7 @@ class OrganisationFinder:
     def __init__(self, nlp: Language, cues: dict[str, Any], confidence: float) -> None:
         self.confidence = confidence
         self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
+        self.report_words = {w.lower() for w in cues.get("report_words", [])}
         self.early_chars = int(cues.get("organisation_early_chars", 600))
         self.min_mentions = int(cues.get("organisation_min_mentions", 2))
         self.matcher = Matcher(nlp.vocab)
@@ -50,9 +51,12 @@ class OrganisationFinder:
         taken, mentioned = SpanIndex(), SpanIndex()  # candidates, mentions and found; mentions and found
         for span in candidates:
             taken.add(span.start, span.end)
+        organisations_found = SpanIndex()
         for span in mentions:
             taken.add(span.start, span.end)
             mentioned.add(span.start, span.end)
+            if span.label_ == "Organisation":
+                organisations_found.add(span.start, span.end)
         for match_id, start, end in self.matcher(doc):
             rule = doc.vocab.strings[match_id]
             span = doc[start:end]
@@ -63,14 +67,18 @@ class OrganisationFinder:
             span = self.strip_sentence_start(span)
             if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
                 continue
-            if taken.overlaps(span.start, span.end):
+            # "Square's services": the possessive names the company even inside another finding.
+            if (organisations_found if rule == "POSSESSIVE" else taken).overlaps(span.start, span.end):
                 continue
             found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
+            organisations_found.add(span.start, span.end)
             taken.add(span.start, span.end)
             mentioned.add(span.start, span.end)
-        others = SpanIndex()  # mentions of other types: a product named like a company is a component
+        # A product named like a company is a component; a symptom or cause that names the company
+        # ("sellers could not use Square") leaves it an organisation.
+        others = SpanIndex()
         for span in mentions:
-            if span.label_ != "Organisation":
+            if span.label_ == "Component":
                 others.add(span.start, span.end)
         organisations = [ent for ent in doc.ents if ent.label_ == "ORG"]
         counts: dict[str, int] = {}
@@ -92,12 +100,14 @@ class OrganisationFinder:
         return doc
 
     def looks_like_organisation(self, ent: Span) -> bool:
-        """Not an acronym of technology (UTC, API, DNS), a time, a heading or a product name."""
+        """Not an acronym of technology (UTC, API, DNS), a time, a heading, a report's title or a product name."""
         text = ent.text.strip()
         if not text or any(ch.isdigit() for ch in text) or text.startswith("#"):
             return False
         if len(ent) == 1 and text.isupper() and len(text) <= 6:
             return False
+        if all(token.lower_ in self.report_words for token in ent):
+            return False  # "Post Incident Review": the report's own title
         return ent[-1].lower_ not in self.product_words
 
     @staticmethod
