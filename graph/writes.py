@@ -1,4 +1,8 @@
-"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only.
+"""Writing cases and the taxonomy: many cases per transaction (UNWIND), MERGE semantics, parameters only.
+
+A batch of cases costs a fixed number of statements, whatever its size: read the stored hashes,
+drop the changed cases' old links, set the cases, one statement per entity type for the links, and
+remove the extracted entities the batch left without a case.
 
 Errors come out as graph/errors.py classes (GraphUnavailable, ConstraintViolated, GraphError).
 """
@@ -22,8 +26,8 @@ from incident_graph.schema.taxonomy import Concept
 # from the closed set in schema.entity_types, never from input.
 LINK_STATEMENTS: dict[str, str] = {
     entity_type.label: (
-        "MATCH (c:Case {case_id: $case_id}) "
         "UNWIND $links AS link "
+        "MATCH (c:Case {case_id: link.case_id}) "
         f"MERGE (e:{entity_type.label} {{name: link.name}}) "
         "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
@@ -56,11 +60,12 @@ class WriteOutcome:
     action: str  # added, updated, skipped
 
 
-def stored_hash(tx: ManagedTransaction, case_id: str) -> str | None:
-    record = tx.run(
-        "MATCH (c:Case {case_id: $case_id}) RETURN c.content_hash AS hash", case_id=case_id
-    ).single()
-    return record["hash"] if record else None
+def stored_hashes(tx: ManagedTransaction, case_ids: list[str]) -> dict[str, str | None]:
+    """The content hash stored for each case id (None: no such case)."""
+    records = tx.run(
+        "UNWIND $case_ids AS case_id OPTIONAL MATCH (c:Case {case_id: case_id}) "
+        "RETURN case_id, c.content_hash AS hash", case_ids=case_ids)
+    return {record["case_id"]: record["hash"] for record in records}
 
 
 CASE_PROPERTIES = property_names(Case)
@@ -73,8 +78,9 @@ def case_properties(case: ExtractedCase) -> dict[str, object]:
     return {**properties, "ingested_at": datetime.now(timezone.utc)}
 
 
-def link_parameters(mention: Mention) -> dict[str, object]:
+def link_parameters(case_id: str, mention: Mention) -> dict[str, object]:
     return {
+        "case_id": case_id,
         "name": mention.name,
         "aliases": list(mention.aliases),
         "description": mention.description,
@@ -91,62 +97,77 @@ def write_action(stored: str | None, content_hash: str) -> str:
     return "updated" if stored is not None else "added"
 
 
-def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | None] | None = None) -> None:
-    """Write a case and its links; an existing case loses its old links first.
+def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase],
+                  seen: list[dict[str, str | None]] | None = None) -> None:
+    """Write the cases whose hash changed and their links; an existing case loses its old links first.
 
-    `seen`, when given, collects the stored hash each attempt found (the first is what was there
+    `seen`, when given, collects the stored hashes each attempt found (the first is what was there
     before this write began, whatever later attempts find).
     """
-    previous = stored_hash(tx, case.case_id)
+    previous = stored_hashes(tx, [case.case_id for case in cases])
     if seen is not None:
         seen.append(previous)
-    if write_action(previous, case.content_hash) == "skipped":
+    changed = [case for case in cases if write_action(previous[case.case_id], case.content_hash) != "skipped"]
+    if not changed:
         return
-    tx.run(
-        "MERGE (c:Case {case_id: $case_id}) "
-        "WITH c OPTIONAL MATCH (c)-[r]->() WHERE type(r) IN $relationship_types DELETE r",
-        case_id=case.case_id,
-        relationship_types=list(RELATIONSHIPS),
-    ).consume()
-    tx.run("MATCH (c:Case {case_id: $case_id}) SET c = $properties",
-           case_id=case.case_id, properties=case_properties(case)).consume()
+    case_ids = [case.case_id for case in changed]
+    unlinked = tx.run(
+        "UNWIND $case_ids AS case_id MATCH (:Case {case_id: case_id})-[r]->(e) WHERE type(r) IN $relationship_types "
+        "WITH r, e, e.known = 'extracted' AS extracted DELETE r "
+        "WITH DISTINCT e, extracted WHERE extracted RETURN collect(elementId(e)) AS ids",
+        case_ids=case_ids, relationship_types=list(RELATIONSHIPS),
+    ).single()
+    tx.run("UNWIND $cases AS case MERGE (c:Case {case_id: case.case_id}) SET c = case.properties",
+           cases=[{"case_id": case.case_id, "properties": case_properties(case)} for case in changed]).consume()
     for entity_type in ENTITY_TYPES:
-        links = [link_parameters(m) for m in case.strongest_mentions_of(entity_type.label)]
+        links = [link_parameters(case.case_id, mention)
+                 for case in changed for mention in case.strongest_mentions_of(entity_type.label)]
         if links:
-            tx.run(LINK_STATEMENTS[entity_type.label], case_id=case.case_id, links=links).consume()
-    remove_orphaned_extracted_entities(tx)
+            tx.run(LINK_STATEMENTS[entity_type.label], links=links).consume()
+    if unlinked and unlinked["ids"]:
+        remove_orphaned_extracted_entities(tx, unlinked["ids"])
 
 
-def remove_orphaned_extracted_entities(tx: ManagedTransaction) -> None:
-    """Entities that came from a write-up (not the taxonomy) go when no case mentions them."""
-    tx.run(
-        "MATCH (e) WHERE e.known = 'extracted' AND NOT (e)<--(:Case) AND NOT (e)<-[:BROADER]-() "
-        "DETACH DELETE e"
-    ).consume()
+def remove_orphaned_extracted_entities(tx: ManagedTransaction, element_ids: list[str] | None = None) -> None:
+    """Entities that came from a write-up (not the taxonomy) go when no case mentions them; only
+    those of `element_ids` when given (the ones a write just unlinked), else every one."""
+    orphaned = "e.known = 'extracted' AND NOT (e)<--(:Case) AND NOT (e)<-[:BROADER]-()"
+    if element_ids is None:
+        tx.run(f"MATCH (e) WHERE {orphaned} DETACH DELETE e").consume()
+    else:
+        tx.run(f"UNWIND $ids AS id MATCH (e) WHERE elementId(e) = id AND {orphaned} DETACH DELETE e",
+               ids=element_ids).consume()
 
 
 COMMIT_ATTEMPTS = 3
 
 
-def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
-    """One managed transaction per case: all of it lands or none of it does; transient errors retry.
+def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome]:
+    """One managed transaction for the batch: all of it lands or none of it does; transient errors retry.
 
     When the connection drops during the commit the driver cannot know whether it landed and does
-    not retry (IncompleteCommit). Writing a case is idempotent (MERGE, and an unchanged content
-    hash makes it a no-op), so it is tried again here; the action reported is the one the first
-    attempt found, so a landed-but-unacknowledged commit still counts as added or updated.
+    not retry (IncompleteCommit). Writing cases is idempotent (MERGE, and an unchanged content
+    hash makes a case a no-op), so it is tried again here; the action reported for each case is
+    the one the first attempt found, so a landed-but-unacknowledged commit still counts as added
+    or updated. The case ids must be distinct.
     """
-    seen: list[str | None] = []
+    seen: list[dict[str, str | None]] = []
     with graph_errors():
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             try:
                 with driver.session() as session:
-                    session.execute_write(replace_case, case, seen)
+                    session.execute_write(replace_cases, cases, seen)
                 break
             except IncompleteCommit:
                 if attempt == COMMIT_ATTEMPTS:
                     raise
-    return WriteOutcome(case.case_id, write_action(seen[0], case.content_hash))
+    return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], case.content_hash)) for case in cases]
+
+
+def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
+    """One case in a transaction of its own (see write_cases)."""
+    [outcome] = write_cases(driver, [case])
+    return outcome
 
 
 def delete_case(driver: Driver, case_id: str) -> bool:
