@@ -1,7 +1,7 @@
 """Ingest time against extraction alone, and the write rate of pre-extracted cases.
 
     python -m benchmarks.ingest_throughput [--synthetic 1000] [--workers 2] [--batch-size 100]
-                                           [--write-cases 2000] [--sets corpus,synthetic]
+                                           [--write-cases 2000] [--sets corpus,synthetic] [--port 17688]
 
 For the bundled corpus and a synthetic set (stitched from the corpus's paragraphs), in one run:
 - extraction alone in this process (`Extractor.extract`, one write-up after the other);
@@ -121,10 +121,11 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="cases per write transaction")
     parser.add_argument("--write-cases", type=int, default=2_000, help="pre-extracted cases for the write rate")
     parser.add_argument("--sets", default="corpus,synthetic", help="which ingest comparisons: corpus, synthetic")
+    parser.add_argument("--port", type=int, default=17688, help="port of the benchmark's own managed Neo4j")
     args = parser.parse_args()
     chosen = set(args.sets.split(",")) if args.sets else set()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-    with benchmark_graph() as (_, driver):
+    with benchmark_graph(args.port) as (_, driver):
         corpus_cases = compare_ingest("bundled corpus", corpus(), driver, args.workers, args.batch_size) \
             if "corpus" in chosen else [Extractor(default_pipeline()).extract(w) for w in corpus()]
         if "synthetic" in chosen:

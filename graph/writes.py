@@ -1,8 +1,7 @@
 """Writing cases and the taxonomy: many cases per transaction (UNWIND), MERGE semantics, parameters only.
 
-A batch of cases costs a fixed number of statements, whatever its size: read the stored hashes,
-drop the changed cases' old links, set the cases, one statement per entity type for the links, and
-remove the extracted entities the batch left without a case.
+A batch of cases costs a fixed number of statements, whatever its size (see replace_cases): one
+UNWIND per kind of node and relationship over the whole batch, never one per case or entity.
 
 Errors come out as graph/errors.py classes (GraphUnavailable, ConstraintViolated, GraphError).
 """
@@ -23,19 +22,41 @@ from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Concept
 
 # Labels and relationship types cannot be parameters in Cypher; these statements are built once
-# from the closed set in schema.entity_types, never from input.
+# from the closed set in schema.entity_types, never from input. Each runs once per batch over all
+# of the batch's rows (UNWIND), and every MERGE is on a uniquely constrained property (Case.case_id,
+# each entity label's name), so each row is one index seek.
+ENTITY_STATEMENTS: dict[str, str] = {
+    entity_type.label: (
+        "UNWIND $entities AS entity "
+        f"MERGE (e:{entity_type.label} {{name: entity.name}}) "
+        "ON CREATE SET e.aliases = entity.aliases, e.description = entity.description, e.known = entity.known"
+    )
+    for entity_type in ENTITY_TYPES
+}
+
 LINK_STATEMENTS: dict[str, str] = {
     entity_type.label: (
         "UNWIND $links AS link "
         "MATCH (c:Case {case_id: link.case_id}) "
-        f"MERGE (e:{entity_type.label} {{name: link.name}}) "
-        "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
+        f"MATCH (e:{entity_type.label} {{name: link.name}}) "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
-        "SET r = link.evidence "
-        # A new entity goes under the taxonomy concept the extractor placed it nearest, once: the
-        # first placement stays, so a re-run changes nothing.
-        "WITH e, link WHERE e.known = 'extracted' AND link.broader IS NOT NULL AND NOT (e)-[:BROADER]->() "
-        f"MATCH (b:{entity_type.label} {{name: link.broader}}) WHERE b <> e "
+        "SET r = link.evidence"
+    )
+    for entity_type in ENTITY_TYPES
+}
+
+# A new entity goes under the taxonomy concept the extractor placed it nearest, once: the first
+# placement stays, so a re-run changes nothing. `placement.broader` lists the batch's placements
+# in input order; the first whose concept exists wins, as when the cases were written one by one.
+PLACEMENT_STATEMENTS: dict[str, str] = {
+    entity_type.label: (
+        "UNWIND $placements AS placement "
+        f"MATCH (e:{entity_type.label} {{name: placement.name}}) "
+        "WHERE e.known = 'extracted' AND NOT (e)-[:BROADER]->() "
+        "CALL (e, placement) { "
+        "  UNWIND range(0, size(placement.broader) - 1) AS position "
+        f"  MATCH (b:{entity_type.label} {{name: placement.broader[position]}}) WHERE b <> e "
+        "  RETURN b ORDER BY position LIMIT 1 } "
         "MERGE (e)-[:BROADER]->(b)"
     )
     for entity_type in ENTITY_TYPES
@@ -72,22 +93,54 @@ CASE_PROPERTIES = property_names(Case)
 EVIDENCE_PROPERTIES = property_names(Evidence)
 
 
-def case_properties(case: ExtractedCase) -> dict[str, object]:
-    """The Case node's properties (schema/models.py), from the fields of the same names; ingested now."""
-    properties = {name: getattr(case, name) for name in CASE_PROPERTIES if name != "ingested_at"}
-    return {**properties, "ingested_at": datetime.now(timezone.utc)}
+def case_properties(case: ExtractedCase, content_hash: str | None = None) -> dict[str, object]:
+    """The Case node's properties (schema/models.py), from the fields of the same names; ingested now.
+    `content_hash`, when given, is the case's (computed once by the caller)."""
+    derived = {"content_hash": content_hash or case.content_hash, "ingested_at": datetime.now(timezone.utc)}
+    return {name: derived[name] if name in derived else getattr(case, name) for name in CASE_PROPERTIES}
 
 
 def link_parameters(case_id: str, mention: Mention) -> dict[str, object]:
-    return {
-        "case_id": case_id,
-        "name": mention.name,
-        "aliases": list(mention.aliases),
-        "description": mention.description,
-        "known": "taxonomy" if mention.known else "extracted",
-        "broader": mention.broader,
-        "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES},
-    }
+    return {"case_id": case_id, "name": mention.name,
+            "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES}}
+
+
+def entity_parameters(mention: Mention) -> dict[str, object]:
+    return {"name": mention.name, "aliases": list(mention.aliases), "description": mention.description,
+            "known": "taxonomy" if mention.known else "extracted"}
+
+
+@dataclass(frozen=True)
+class BatchRows:
+    """A batch's rows for each statement, by entity label: the entities (the first mention of a
+    name gives its properties when it is created, as writing case by case would), the links, and
+    the placements of new entities (every proposed broader name, in input order)."""
+
+    entities: dict[str, list[dict[str, object]]]
+    links: dict[str, list[dict[str, object]]]
+    placements: dict[str, list[dict[str, object]]]
+
+
+def batch_rows(cases: list[ExtractedCase]) -> BatchRows:
+    entities: dict[str, dict[str, dict[str, object]]] = {t.label: {} for t in ENTITY_TYPES}
+    links: dict[str, list[dict[str, object]]] = {t.label: [] for t in ENTITY_TYPES}
+    placements: dict[str, dict[str, list[str]]] = {t.label: {} for t in ENTITY_TYPES}
+    for case in cases:
+        for entity_type in ENTITY_TYPES:
+            label = entity_type.label
+            for mention in case.strongest_mentions_of(label):
+                entities[label].setdefault(mention.name, entity_parameters(mention))
+                links[label].append(link_parameters(case.case_id, mention))
+                # Only a new entity is placed (a taxonomy concept keeps the taxonomy's links).
+                if not mention.known and mention.broader is not None \
+                        and mention.broader not in placements[label].setdefault(mention.name, []):
+                    placements[label][mention.name].append(mention.broader)
+    return BatchRows(
+        entities={label: list(rows.values()) for label, rows in entities.items()},
+        links=links,
+        placements={label: [{"name": name, "broader": broader} for name, broader in rows.items() if broader]
+                    for label, rows in placements.items()},
+    )
 
 
 def write_action(stored: str | None, content_hash: str) -> str:
@@ -97,33 +150,40 @@ def write_action(stored: str | None, content_hash: str) -> str:
     return "updated" if stored is not None else "added"
 
 
-def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase],
+def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: dict[str, str],
                   seen: list[dict[str, str | None]] | None = None) -> None:
     """Write the cases whose hash changed and their links; an existing case loses its old links first.
 
-    `seen`, when given, collects the stored hashes each attempt found (the first is what was there
-    before this write began, whatever later attempts find).
+    `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
+    when given, collects the stored hashes each attempt found (the first is what was there before
+    this write began, whatever later attempts find). A fixed number of statements per batch,
+    whatever its size: read the stored hashes, drop the changed cases' old links, set the cases,
+    then per entity type one statement each for the entities, the links and the placements, and
+    remove the extracted entities the batch left without a case.
     """
-    previous = stored_hashes(tx, [case.case_id for case in cases])
+    previous = stored_hashes(tx, list(hashes))
     if seen is not None:
         seen.append(previous)
-    changed = [case for case in cases if write_action(previous[case.case_id], case.content_hash) != "skipped"]
+    changed = [case for case in cases if write_action(previous[case.case_id], hashes[case.case_id]) != "skipped"]
     if not changed:
         return
-    case_ids = [case.case_id for case in changed]
+    updated = [case.case_id for case in changed if previous[case.case_id] is not None]
     unlinked = tx.run(
         "UNWIND $case_ids AS case_id MATCH (:Case {case_id: case_id})-[r]->(e) WHERE type(r) IN $relationship_types "
         "WITH r, e, e.known = 'extracted' AS extracted DELETE r "
         "WITH DISTINCT e, extracted WHERE extracted RETURN collect(elementId(e)) AS ids",
-        case_ids=case_ids, relationship_types=list(RELATIONSHIPS),
-    ).single()
+        case_ids=updated, relationship_types=list(RELATIONSHIPS),
+    ).single() if updated else None
     tx.run("UNWIND $cases AS case MERGE (c:Case {case_id: case.case_id}) SET c = case.properties",
-           cases=[{"case_id": case.case_id, "properties": case_properties(case)} for case in changed]).consume()
-    for entity_type in ENTITY_TYPES:
-        links = [link_parameters(case.case_id, mention)
-                 for case in changed for mention in case.strongest_mentions_of(entity_type.label)]
-        if links:
-            tx.run(LINK_STATEMENTS[entity_type.label], links=links).consume()
+           cases=[{"case_id": case.case_id, "properties": case_properties(case, hashes[case.case_id])}
+                  for case in changed]).consume()
+    rows = batch_rows(changed)
+    for statements, rows_by_label, name in ((ENTITY_STATEMENTS, rows.entities, "entities"),
+                                            (LINK_STATEMENTS, rows.links, "links"),
+                                            (PLACEMENT_STATEMENTS, rows.placements, "placements")):
+        for label, label_rows in rows_by_label.items():
+            if label_rows:
+                tx.run(statements[label], {name: label_rows}).consume()
     if unlinked and unlinked["ids"]:
         remove_orphaned_extracted_entities(tx, unlinked["ids"])
 
@@ -151,17 +211,18 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
     the one the first attempt found, so a landed-but-unacknowledged commit still counts as added
     or updated. The case ids must be distinct.
     """
+    hashes = {case.case_id: case.content_hash for case in cases}
     seen: list[dict[str, str | None]] = []
     with graph_errors():
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             try:
                 with driver.session() as session:
-                    session.execute_write(replace_cases, cases, seen)
+                    session.execute_write(replace_cases, cases, hashes, seen)
                 break
             except IncompleteCommit:
                 if attempt == COMMIT_ATTEMPTS:
                     raise
-    return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], case.content_hash)) for case in cases]
+    return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], hashes[case.case_id])) for case in cases]
 
 
 def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:

@@ -118,3 +118,39 @@ def test_a_batch_the_graph_refuses_writes_nothing(empty_graph):
     with pytest.raises(GraphError):
         write_cases(empty_graph, [renamed(sample_case(), "good"), bad])
     assert empty_graph.execute_query("MATCH (n:Case) RETURN count(n) AS n").records[0]["n"] == 0
+
+
+def test_in_one_batch_the_first_placement_of_a_new_entity_stays(empty_graph):
+    from dataclasses import replace
+
+    empty_graph.execute_query("MERGE (:RootCause {name: 'hardware failure', known: 'taxonomy'}) "
+                              "MERGE (:RootCause {name: 'software bug', known: 'taxonomy'})")
+    new = replace(mention("RootCause", "corrupting GPU", "silent data corruption in a GPU"),
+                  method="new-entity", known=False)
+    batch = [renamed(sample_case(), "unplaced", mentions=(new,)),
+             renamed(sample_case(), "nowhere", mentions=(replace(new, broader="no such concept"),)),
+             renamed(sample_case(), "first", mentions=(replace(new, broader="hardware failure"),)),
+             renamed(sample_case(), "second", mentions=(replace(new, broader="software bug"),))]
+    write_cases(empty_graph, batch)
+    broader = "MATCH (:RootCause {name: 'corrupting GPU'})-[:BROADER]->(b) RETURN b.name AS name"
+    assert [r["name"] for r in empty_graph.execute_query(broader).records] == ["hardware failure"]
+
+
+def test_a_batch_costs_the_same_statements_whatever_its_size(empty_graph, monkeypatch):
+    """One UNWIND per kind of node and relationship over the whole batch, not one per case."""
+    from neo4j import ManagedTransaction
+
+    statements: list[str] = []
+    real_run = ManagedTransaction.run
+
+    def run(self, query, *args, **kwargs):
+        statements.append(query)
+        return real_run(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(ManagedTransaction, "run", run)
+    write_cases(empty_graph, [renamed(sample_case(), f"small-{n}") for n in range(2)])
+    small = len(statements)
+    statements.clear()
+    write_cases(empty_graph, [renamed(sample_case(), f"large-{n}") for n in range(50)])
+    assert len(statements) == small
+    print(f"statements per batch: {small}")

@@ -474,10 +474,10 @@ def test_a_value_the_graph_cannot_take_fails_its_write_up_not_the_batch(driver, 
 
     original = writes.case_properties
 
-    def case_properties(case):
+    def case_properties(case, *args):
         if case.case_id == "bad":
             raise ValueError("day is out of range for month")
-        return original(case)
+        return original(case, *args)
 
     # Both cases go in one batch; the batch fails, and each case is tried alone.
     monkeypatch.setattr(writes, "case_properties", case_properties)
