@@ -23,22 +23,15 @@ from incident_graph.schema.taxonomy import Concept
 
 # Labels and relationship types cannot be parameters in Cypher; these statements are built once
 # from the closed set in schema.entity_types, never from input. Each runs once per batch over all
-# of the batch's rows (UNWIND), and every MERGE is on a uniquely constrained property (Case.case_id,
-# each entity label's name), so each row is one index seek.
-ENTITY_STATEMENTS: dict[str, str] = {
-    entity_type.label: (
-        "UNWIND $entities AS entity "
-        f"MERGE (e:{entity_type.label} {{name: entity.name}}) "
-        "ON CREATE SET e.aliases = entity.aliases, e.description = entity.description, e.known = entity.known"
-    )
-    for entity_type in ENTITY_TYPES
-}
-
+# of the batch's rows (UNWIND), and every MATCH and MERGE of a node is on a uniquely constrained
+# property (Case.case_id, each entity label's name), so each is one index seek.
 LINK_STATEMENTS: dict[str, str] = {
     entity_type.label: (
-        "UNWIND $links AS link "
-        "MATCH (c:Case {case_id: link.case_id}) "
-        f"MATCH (e:{entity_type.label} {{name: link.name}}) "
+        "UNWIND $cases AS row "
+        "MATCH (c:Case {case_id: row.case_id}) "
+        "UNWIND row.links AS link "
+        f"MERGE (e:{entity_type.label} {{name: link.name}}) "
+        "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
         "SET r = link.evidence"
     )
@@ -53,10 +46,11 @@ PLACEMENT_STATEMENTS: dict[str, str] = {
         "UNWIND $placements AS placement "
         f"MATCH (e:{entity_type.label} {{name: placement.name}}) "
         "WHERE e.known = 'extracted' AND NOT (e)-[:BROADER]->() "
-        "CALL (e, placement) { "
-        "  UNWIND range(0, size(placement.broader) - 1) AS position "
-        f"  MATCH (b:{entity_type.label} {{name: placement.broader[position]}}) WHERE b <> e "
-        "  RETURN b ORDER BY position LIMIT 1 } "
+        "WITH e, [name IN placement.broader WHERE name <> e.name] AS names "
+        f"OPTIONAL MATCH (b:{entity_type.label}) WHERE b.name IN names "
+        "WITH e, names, collect(b.name) AS found "
+        "WITH e, [name IN names WHERE name IN found][0] AS chosen WHERE chosen IS NOT NULL "
+        f"MATCH (b:{entity_type.label} {{name: chosen}}) "
         "MERGE (e)-[:BROADER]->(b)"
     )
     for entity_type in ENTITY_TYPES
@@ -100,43 +94,41 @@ def case_properties(case: ExtractedCase, content_hash: str | None = None) -> dic
     return {name: derived[name] if name in derived else getattr(case, name) for name in CASE_PROPERTIES}
 
 
-def link_parameters(case_id: str, mention: Mention) -> dict[str, object]:
-    return {"case_id": case_id, "name": mention.name,
+def link_parameters(mention: Mention, entity: Mention) -> dict[str, object]:
+    """A link's row: its entity's name and the properties the entity is created with (those of
+    `entity`, the batch's first mention of that name, as writing case by case would give), and
+    the link's evidence."""
+    return {"name": mention.name, "aliases": list(entity.aliases), "description": entity.description,
+            "known": "taxonomy" if entity.known else "extracted",
             "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES}}
-
-
-def entity_parameters(mention: Mention) -> dict[str, object]:
-    return {"name": mention.name, "aliases": list(mention.aliases), "description": mention.description,
-            "known": "taxonomy" if mention.known else "extracted"}
 
 
 @dataclass(frozen=True)
 class BatchRows:
-    """A batch's rows for each statement, by entity label: the entities (the first mention of a
-    name gives its properties when it is created, as writing case by case would), the links, and
-    the placements of new entities (every proposed broader name, in input order)."""
+    """A batch's rows for each statement, by entity label: per case its links, and the placements
+    of new entities (every proposed broader name, in input order)."""
 
-    entities: dict[str, list[dict[str, object]]]
     links: dict[str, list[dict[str, object]]]
     placements: dict[str, list[dict[str, object]]]
 
 
 def batch_rows(cases: list[ExtractedCase]) -> BatchRows:
-    entities: dict[str, dict[str, dict[str, object]]] = {t.label: {} for t in ENTITY_TYPES}
+    first: dict[str, dict[str, Mention]] = {t.label: {} for t in ENTITY_TYPES}
     links: dict[str, list[dict[str, object]]] = {t.label: [] for t in ENTITY_TYPES}
     placements: dict[str, dict[str, list[str]]] = {t.label: {} for t in ENTITY_TYPES}
     for case in cases:
         for entity_type in ENTITY_TYPES:
             label = entity_type.label
-            for mention in case.strongest_mentions_of(label):
-                entities[label].setdefault(mention.name, entity_parameters(mention))
-                links[label].append(link_parameters(case.case_id, mention))
+            mentions = case.strongest_mentions_of(label)
+            if mentions:
+                links[label].append({"case_id": case.case_id, "links": [
+                    link_parameters(mention, first[label].setdefault(mention.name, mention)) for mention in mentions]})
+            for mention in mentions:
                 # Only a new entity is placed (a taxonomy concept keeps the taxonomy's links).
                 if not mention.known and mention.broader is not None \
                         and mention.broader not in placements[label].setdefault(mention.name, []):
                     placements[label][mention.name].append(mention.broader)
     return BatchRows(
-        entities={label: list(rows.values()) for label, rows in entities.items()},
         links=links,
         placements={label: [{"name": name, "broader": broader} for name, broader in rows.items() if broader]
                     for label, rows in placements.items()},
@@ -157,9 +149,10 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
     `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
     when given, collects the stored hashes each attempt found (the first is what was there before
     this write began, whatever later attempts find). A fixed number of statements per batch,
-    whatever its size: read the stored hashes, drop the changed cases' old links, set the cases,
-    then per entity type one statement each for the entities, the links and the placements, and
-    remove the extracted entities the batch left without a case.
+    whatever its size (at most 14): read the stored hashes, drop the updated cases' old links, set
+    the cases, then per entity type one statement for the entities and their links (rows grouped
+    by case, so each case is found once) and one for the placements of new entities, and remove
+    the extracted entities the batch left without a case.
     """
     previous = stored_hashes(tx, list(hashes))
     if seen is not None:
@@ -178,8 +171,7 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
            cases=[{"case_id": case.case_id, "properties": case_properties(case, hashes[case.case_id])}
                   for case in changed]).consume()
     rows = batch_rows(changed)
-    for statements, rows_by_label, name in ((ENTITY_STATEMENTS, rows.entities, "entities"),
-                                            (LINK_STATEMENTS, rows.links, "links"),
+    for statements, rows_by_label, name in ((LINK_STATEMENTS, rows.links, "cases"),
                                             (PLACEMENT_STATEMENTS, rows.placements, "placements")):
         for label, label_rows in rows_by_label.items():
             if label_rows:
