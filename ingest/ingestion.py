@@ -33,7 +33,8 @@ from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 Progress = Callable[[int, int, str], None]
 
 BATCH_SIZE = 100  # cases per write transaction at most
-BATCH_SECONDS = 1.0  # a batch is written once its first case has waited this long, full or not
+BATCH_SECONDS = 3.0  # a batch is written once its first case has waited this long, full or not: each
+# commit costs a dozen statements and Neo4j CPU the workers need, so a few seconds of cases per commit
 
 
 def default_workers() -> int:
@@ -197,7 +198,7 @@ def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extr
     parser: Parser = WorkerParser(workers) if workers > 0 else InProcessParser(
         extractor or Extractor(default_pipeline(), resolver.taxonomy, resolver))
     with parser:
-        changed = without_unchanged(driver, writeups, parser.fingerprint(), summary, one_done)
+        changed = without_unchanged(driver, writeups, parser, summary, one_done)
         for case_or_failure in named(resolver, parser.parse(changed)):
             if isinstance(case_or_failure, ParseFailure):
                 writeup = case_or_failure.writeup
@@ -209,11 +210,15 @@ def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extr
     return summary
 
 
-def without_unchanged(driver: Driver, writeups: list[WriteUp], fingerprint: str, summary: IngestSummary,
+def without_unchanged(driver: Driver, writeups: list[WriteUp], parser: Parser, summary: IngestSummary,
                       skipped: Callable[[str], None]) -> list[WriteUp]:
     """The write-ups to parse: one the graph holds with the same input hash (the same write-up read
-    by the same pipeline) is skipped without being parsed again."""
+    by the same pipeline) is skipped without being parsed again. The parser's fingerprint is asked
+    only when the graph holds some of them (a worker has to load the pipeline to tell it)."""
     stored = stored_input_hashes(driver, [writeup.case_id for writeup in writeups])
+    if not stored:
+        return writeups
+    fingerprint = parser.fingerprint()
     changed = []
     for writeup in writeups:
         if stored.get(writeup.case_id) == input_hash(fingerprint, writeup):

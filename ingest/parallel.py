@@ -31,6 +31,11 @@ from incident_graph.ingest.pipeline import fingerprint_of
 from incident_graph.ingest.readers import WriteUp
 
 CHUNK_SIZE = 4  # write-ups per task: fewer messages between processes, workers still kept even
+# Chunks in flight per worker. The consumer (the writer) stops taking results while it commits a
+# batch; with two chunks per worker the workers ran dry during each commit and the corpus's ingest
+# took 1.6x its parsing alone. Eight chunks (32 write-ups, a few seconds of parsing) per worker
+# cover a commit and keep memory flat.
+WINDOW_PER_WORKER = 8
 PR_SET_PDEATHSIG = 1
 
 
@@ -104,7 +109,7 @@ class WorkerParser:
 
     def __init__(self, workers: int, chunk_size: int = CHUNK_SIZE, window: int | None = None) -> None:
         self.workers, self.chunk_size = workers, chunk_size
-        self.window = window or 2 * workers  # chunks parsed or waiting at once: memory stays flat
+        self.window = window or WINDOW_PER_WORKER * workers  # chunks parsed or waiting at once
         self.pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "WorkerParser":
