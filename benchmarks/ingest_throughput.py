@@ -11,7 +11,7 @@ For the bundled corpus and a synthetic set (stitched from the corpus's paragraph
   emptied graph; its time over each extraction-alone time.
 Then the write rate: the corpus's extracted cases copied under new ids to `--write-cases` cases,
 written into an emptied graph in batches of `--batch-size` (`write_cases`), and the first 200 of
-them one transaction per case (`write_case`, the writer before batching) for comparison.
+them one transaction per case (`write_case`: the same writer with batches of one) for comparison.
 
 Timings are noisy on a shared 2-core machine: compare within one run.
 """

@@ -15,7 +15,7 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
-from incident_graph.graph.errors import graph_errors
+from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
 from incident_graph.schema.records import ExtractedCase, Mention
@@ -205,15 +205,24 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
     """
     hashes = {case.case_id: case.content_hash for case in cases}
     seen: list[dict[str, str | None]] = []
-    with graph_errors():
-        for attempt in range(1, COMMIT_ATTEMPTS + 1):
-            try:
-                with driver.session() as session:
-                    session.execute_write(replace_cases, cases, hashes, seen)
-                break
-            except IncompleteCommit:
-                if attempt == COMMIT_ATTEMPTS:
-                    raise
+    unheard_commit = False
+    try:
+        with graph_errors():
+            for attempt in range(1, COMMIT_ATTEMPTS + 1):
+                try:
+                    with driver.session() as session:
+                        session.execute_write(replace_cases, cases, hashes, seen)
+                    break
+                except IncompleteCommit:
+                    unheard_commit = True
+                    if attempt == COMMIT_ATTEMPTS:
+                        raise
+    except GraphUnavailable as error:
+        # A commit went unacknowledged and the retry then found Neo4j gone: the first commit may
+        # still have landed, which the caller must say (the stop test found a batch of 99 so).
+        if unheard_commit and not error.maybe_committed:
+            raise GraphUnavailable(str(error), maybe_committed=True) from error
+        raise
     return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], hashes[case.case_id])) for case in cases]
 
 

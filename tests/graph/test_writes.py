@@ -154,3 +154,25 @@ def test_a_batch_costs_the_same_statements_whatever_its_size(empty_graph, monkey
     write_cases(empty_graph, [renamed(sample_case(), f"large-{n}") for n in range(50)])
     assert len(statements) == small
     print(f"statements per batch: {small}")
+
+
+def test_an_unheard_commit_then_a_graph_gone_says_the_batch_may_have_landed(empty_graph, monkeypatch):
+    from neo4j import Session
+    from neo4j.exceptions import IncompleteCommit, ServiceUnavailable
+
+    from incident_graph.graph.errors import GraphUnavailable
+
+    real = Session.execute_write
+    calls: list[int] = []
+
+    def execute_write(self, work, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            real(self, work, *args, **kwargs)
+            raise IncompleteCommit("the connection dropped during COMMIT")  # it landed; nobody heard
+        raise ServiceUnavailable("Neo4j went away")  # the retry finds no server
+
+    monkeypatch.setattr(Session, "execute_write", execute_write)
+    with pytest.raises(GraphUnavailable) as raised:
+        write_cases(empty_graph, [renamed(sample_case(), f"landed-{n}") for n in range(3)])
+    assert raised.value.maybe_committed
