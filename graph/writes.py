@@ -143,7 +143,7 @@ def write_action(stored: str | None, content_hash: str) -> str:
 
 
 def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: dict[str, str],
-                  seen: list[dict[str, str | None]] | None = None) -> None:
+                  seen: list[dict[str, str | None]] | None = None, finished: list[bool] | None = None) -> None:
     """Write the cases whose hash changed and their links; an existing case loses its old links first.
 
     `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
@@ -178,6 +178,8 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
                 tx.run(statements[label], {name: label_rows}).consume()
     if unlinked and unlinked["ids"]:
         remove_orphaned_extracted_entities(tx, unlinked["ids"])
+    if finished is not None:
+        finished.append(True)  # every statement ran: what fails from here on is the commit
 
 
 def remove_orphaned_extracted_entities(tx: ManagedTransaction, element_ids: list[str] | None = None) -> None:
@@ -205,22 +207,23 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
     """
     hashes = {case.case_id: case.content_hash for case in cases}
     seen: list[dict[str, str | None]] = []
-    unheard_commit = False
+    finished: list[bool] = []
     try:
         with graph_errors():
             for attempt in range(1, COMMIT_ATTEMPTS + 1):
                 try:
                     with driver.session() as session:
-                        session.execute_write(replace_cases, cases, hashes, seen)
+                        session.execute_write(replace_cases, cases, hashes, seen, finished)
                     break
                 except IncompleteCommit:
-                    unheard_commit = True
                     if attempt == COMMIT_ATTEMPTS:
                         raise
     except GraphUnavailable as error:
-        # A commit went unacknowledged and the retry then found Neo4j gone: the first commit may
-        # still have landed, which the caller must say (the stop test found a batch of 99 so).
-        if unheard_commit and not error.maybe_committed:
+        # Neo4j went away after some attempt had run every statement, so during or after a commit:
+        # that commit may have landed, which the caller must say. The driver does not always say
+        # IncompleteCommit then (it can retry the function and end on ServiceUnavailable); the stop
+        # test found a whole landed batch reported as plainly not written.
+        if finished and not error.maybe_committed:
             raise GraphUnavailable(str(error), maybe_committed=True) from error
         raise
     return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], hashes[case.case_id])) for case in cases]
