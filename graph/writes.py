@@ -1,4 +1,7 @@
-"""Writing cases and the taxonomy: one transaction per case, MERGE semantics, parameters only.
+"""Writing cases and the taxonomy: many cases per transaction (UNWIND), MERGE semantics, parameters only.
+
+A batch of cases costs a fixed number of statements, whatever its size (see replace_cases): one
+UNWIND per kind of node and relationship over the whole batch, never one per case or entity.
 
 Errors come out as graph/errors.py classes (GraphUnavailable, ConstraintViolated, GraphError).
 """
@@ -12,26 +15,42 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
-from incident_graph.graph.errors import graph_errors
+from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Concept
 
 # Labels and relationship types cannot be parameters in Cypher; these statements are built once
-# from the closed set in schema.entity_types, never from input.
+# from the closed set in schema.entity_types, never from input. Each runs once per batch over all
+# of the batch's rows (UNWIND), and every MATCH and MERGE of a node is on a uniquely constrained
+# property (Case.case_id, each entity label's name), so each is one index seek.
 LINK_STATEMENTS: dict[str, str] = {
     entity_type.label: (
-        "MATCH (c:Case {case_id: $case_id}) "
-        "UNWIND $links AS link "
+        "UNWIND $cases AS row "
+        "MATCH (c:Case {case_id: row.case_id}) "
+        "UNWIND row.links AS link "
         f"MERGE (e:{entity_type.label} {{name: link.name}}) "
         "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
-        "SET r = link.evidence "
-        # A new entity goes under the taxonomy concept the extractor placed it nearest, once: the
-        # first placement stays, so a re-run changes nothing.
-        "WITH e, link WHERE e.known = 'extracted' AND link.broader IS NOT NULL AND NOT (e)-[:BROADER]->() "
-        f"MATCH (b:{entity_type.label} {{name: link.broader}}) WHERE b <> e "
+        "SET r = link.evidence"
+    )
+    for entity_type in ENTITY_TYPES
+}
+
+# A new entity goes under the taxonomy concept the extractor placed it nearest, once: the first
+# placement stays, so a re-run changes nothing. `placement.broader` lists the batch's placements
+# in input order; the first whose concept exists wins, as when the cases were written one by one.
+PLACEMENT_STATEMENTS: dict[str, str] = {
+    entity_type.label: (
+        "UNWIND $placements AS placement "
+        f"MATCH (e:{entity_type.label} {{name: placement.name}}) "
+        "WHERE e.known = 'extracted' AND NOT (e)-[:BROADER]->() "
+        "WITH e, [name IN placement.broader WHERE name <> e.name] AS names "
+        f"OPTIONAL MATCH (b:{entity_type.label}) WHERE b.name IN names "
+        "WITH e, names, collect(b.name) AS found "
+        "WITH e, [name IN names WHERE name IN found][0] AS chosen WHERE chosen IS NOT NULL "
+        f"MATCH (b:{entity_type.label} {{name: chosen}}) "
         "MERGE (e)-[:BROADER]->(b)"
     )
     for entity_type in ENTITY_TYPES
@@ -56,32 +75,64 @@ class WriteOutcome:
     action: str  # added, updated, skipped
 
 
-def stored_hash(tx: ManagedTransaction, case_id: str) -> str | None:
-    record = tx.run(
-        "MATCH (c:Case {case_id: $case_id}) RETURN c.content_hash AS hash", case_id=case_id
-    ).single()
-    return record["hash"] if record else None
+def stored_hashes(tx: ManagedTransaction, case_ids: list[str]) -> dict[str, str | None]:
+    """The content hash stored for each case id (None: no such case)."""
+    records = tx.run(
+        "UNWIND $case_ids AS case_id OPTIONAL MATCH (c:Case {case_id: case_id}) "
+        "RETURN case_id, c.content_hash AS hash", case_ids=case_ids)
+    return {record["case_id"]: record["hash"] for record in records}
 
 
 CASE_PROPERTIES = property_names(Case)
 EVIDENCE_PROPERTIES = property_names(Evidence)
 
 
-def case_properties(case: ExtractedCase) -> dict[str, object]:
-    """The Case node's properties (schema/models.py), from the fields of the same names; ingested now."""
-    properties = {name: getattr(case, name) for name in CASE_PROPERTIES if name != "ingested_at"}
-    return {**properties, "ingested_at": datetime.now(timezone.utc)}
+def case_properties(case: ExtractedCase, content_hash: str | None = None) -> dict[str, object]:
+    """The Case node's properties (schema/models.py), from the fields of the same names; ingested now.
+    `content_hash`, when given, is the case's (computed once by the caller)."""
+    derived = {"content_hash": content_hash or case.content_hash, "ingested_at": datetime.now(timezone.utc)}
+    return {name: derived[name] if name in derived else getattr(case, name) for name in CASE_PROPERTIES}
 
 
-def link_parameters(mention: Mention) -> dict[str, object]:
-    return {
-        "name": mention.name,
-        "aliases": list(mention.aliases),
-        "description": mention.description,
-        "known": "taxonomy" if mention.known else "extracted",
-        "broader": mention.broader,
-        "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES},
-    }
+def link_parameters(mention: Mention, entity: Mention) -> dict[str, object]:
+    """A link's row: its entity's name and the properties the entity is created with (those of
+    `entity`, the batch's first mention of that name, as writing case by case would give), and
+    the link's evidence."""
+    return {"name": mention.name, "aliases": list(entity.aliases), "description": entity.description,
+            "known": "taxonomy" if entity.known else "extracted",
+            "evidence": {name: getattr(mention, name) for name in EVIDENCE_PROPERTIES}}
+
+
+@dataclass(frozen=True)
+class BatchRows:
+    """A batch's rows for each statement, by entity label: per case its links, and the placements
+    of new entities (every proposed broader name, in input order)."""
+
+    links: dict[str, list[dict[str, object]]]
+    placements: dict[str, list[dict[str, object]]]
+
+
+def batch_rows(cases: list[ExtractedCase]) -> BatchRows:
+    first: dict[str, dict[str, Mention]] = {t.label: {} for t in ENTITY_TYPES}
+    links: dict[str, list[dict[str, object]]] = {t.label: [] for t in ENTITY_TYPES}
+    placements: dict[str, dict[str, list[str]]] = {t.label: {} for t in ENTITY_TYPES}
+    for case in cases:
+        for entity_type in ENTITY_TYPES:
+            label = entity_type.label
+            mentions = case.strongest_mentions_of(label)
+            if mentions:
+                links[label].append({"case_id": case.case_id, "links": [
+                    link_parameters(mention, first[label].setdefault(mention.name, mention)) for mention in mentions]})
+            for mention in mentions:
+                # Only a new entity is placed (a taxonomy concept keeps the taxonomy's links).
+                if not mention.known and mention.broader is not None \
+                        and mention.broader not in placements[label].setdefault(mention.name, []):
+                    placements[label][mention.name].append(mention.broader)
+    return BatchRows(
+        links=links,
+        placements={label: [{"name": name, "broader": broader} for name, broader in rows.items() if broader]
+                    for label, rows in placements.items()},
+    )
 
 
 def write_action(stored: str | None, content_hash: str) -> str:
@@ -91,62 +142,97 @@ def write_action(stored: str | None, content_hash: str) -> str:
     return "updated" if stored is not None else "added"
 
 
-def replace_case(tx: ManagedTransaction, case: ExtractedCase, seen: list[str | None] | None = None) -> None:
-    """Write a case and its links; an existing case loses its old links first.
+def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: dict[str, str],
+                  seen: list[dict[str, str | None]] | None = None, finished: list[bool] | None = None) -> None:
+    """Write the cases whose hash changed and their links; an existing case loses its old links first.
 
-    `seen`, when given, collects the stored hash each attempt found (the first is what was there
-    before this write began, whatever later attempts find).
+    `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
+    when given, collects the stored hashes each attempt found (the first is what was there before
+    this write began, whatever later attempts find). A fixed number of statements per batch,
+    whatever its size (at most 14): read the stored hashes, drop the updated cases' old links, set
+    the cases, then per entity type one statement for the entities and their links (rows grouped
+    by case, so each case is found once) and one for the placements of new entities, and remove
+    the extracted entities the batch left without a case.
     """
-    previous = stored_hash(tx, case.case_id)
+    previous = stored_hashes(tx, list(hashes))
     if seen is not None:
         seen.append(previous)
-    if write_action(previous, case.content_hash) == "skipped":
+    changed = [case for case in cases if write_action(previous[case.case_id], hashes[case.case_id]) != "skipped"]
+    if not changed:
         return
-    tx.run(
-        "MERGE (c:Case {case_id: $case_id}) "
-        "WITH c OPTIONAL MATCH (c)-[r]->() WHERE type(r) IN $relationship_types DELETE r",
-        case_id=case.case_id,
-        relationship_types=list(RELATIONSHIPS),
-    ).consume()
-    tx.run("MATCH (c:Case {case_id: $case_id}) SET c = $properties",
-           case_id=case.case_id, properties=case_properties(case)).consume()
-    for entity_type in ENTITY_TYPES:
-        links = [link_parameters(m) for m in case.strongest_mentions_of(entity_type.label)]
-        if links:
-            tx.run(LINK_STATEMENTS[entity_type.label], case_id=case.case_id, links=links).consume()
-    remove_orphaned_extracted_entities(tx)
+    updated = [case.case_id for case in changed if previous[case.case_id] is not None]
+    unlinked = tx.run(
+        "UNWIND $case_ids AS case_id MATCH (:Case {case_id: case_id})-[r]->(e) WHERE type(r) IN $relationship_types "
+        "WITH r, e, e.known = 'extracted' AS extracted DELETE r "
+        "WITH DISTINCT e, extracted WHERE extracted RETURN collect(elementId(e)) AS ids",
+        case_ids=updated, relationship_types=list(RELATIONSHIPS),
+    ).single() if updated else None
+    tx.run("UNWIND $cases AS case MERGE (c:Case {case_id: case.case_id}) SET c = case.properties",
+           cases=[{"case_id": case.case_id, "properties": case_properties(case, hashes[case.case_id])}
+                  for case in changed]).consume()
+    rows = batch_rows(changed)
+    for statements, rows_by_label, name in ((LINK_STATEMENTS, rows.links, "cases"),
+                                            (PLACEMENT_STATEMENTS, rows.placements, "placements")):
+        for label, label_rows in rows_by_label.items():
+            if label_rows:
+                tx.run(statements[label], {name: label_rows}).consume()
+    if unlinked and unlinked["ids"]:
+        remove_orphaned_extracted_entities(tx, unlinked["ids"])
+    if finished is not None:
+        finished.append(True)  # every statement ran: what fails from here on is the commit
 
 
-def remove_orphaned_extracted_entities(tx: ManagedTransaction) -> None:
-    """Entities that came from a write-up (not the taxonomy) go when no case mentions them."""
-    tx.run(
-        "MATCH (e) WHERE e.known = 'extracted' AND NOT (e)<--(:Case) AND NOT (e)<-[:BROADER]-() "
-        "DETACH DELETE e"
-    ).consume()
+def remove_orphaned_extracted_entities(tx: ManagedTransaction, element_ids: list[str] | None = None) -> None:
+    """Entities that came from a write-up (not the taxonomy) go when no case mentions them; only
+    those of `element_ids` when given (the ones a write just unlinked), else every one."""
+    orphaned = "e.known = 'extracted' AND NOT (e)<--(:Case) AND NOT (e)<-[:BROADER]-()"
+    if element_ids is None:
+        tx.run(f"MATCH (e) WHERE {orphaned} DETACH DELETE e").consume()
+    else:
+        tx.run(f"UNWIND $ids AS id MATCH (e) WHERE elementId(e) = id AND {orphaned} DETACH DELETE e",
+               ids=element_ids).consume()
 
 
 COMMIT_ATTEMPTS = 3
 
 
-def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
-    """One managed transaction per case: all of it lands or none of it does; transient errors retry.
+def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome]:
+    """One managed transaction for the batch: all of it lands or none of it does; transient errors retry.
 
     When the connection drops during the commit the driver cannot know whether it landed and does
-    not retry (IncompleteCommit). Writing a case is idempotent (MERGE, and an unchanged content
-    hash makes it a no-op), so it is tried again here; the action reported is the one the first
-    attempt found, so a landed-but-unacknowledged commit still counts as added or updated.
+    not retry (IncompleteCommit). Writing cases is idempotent (MERGE, and an unchanged content
+    hash makes a case a no-op), so it is tried again here; the action reported for each case is
+    the one the first attempt found, so a landed-but-unacknowledged commit still counts as added
+    or updated. The case ids must be distinct.
     """
-    seen: list[str | None] = []
-    with graph_errors():
-        for attempt in range(1, COMMIT_ATTEMPTS + 1):
-            try:
-                with driver.session() as session:
-                    session.execute_write(replace_case, case, seen)
-                break
-            except IncompleteCommit:
-                if attempt == COMMIT_ATTEMPTS:
-                    raise
-    return WriteOutcome(case.case_id, write_action(seen[0], case.content_hash))
+    hashes = {case.case_id: case.content_hash for case in cases}
+    seen: list[dict[str, str | None]] = []
+    finished: list[bool] = []
+    try:
+        with graph_errors():
+            for attempt in range(1, COMMIT_ATTEMPTS + 1):
+                try:
+                    with driver.session() as session:
+                        session.execute_write(replace_cases, cases, hashes, seen, finished)
+                    break
+                except IncompleteCommit:
+                    if attempt == COMMIT_ATTEMPTS:
+                        raise
+    except GraphUnavailable as error:
+        # Neo4j went away after some attempt had run every statement, so during or after a commit:
+        # that commit may have landed, which the caller must say. The driver does not always say
+        # IncompleteCommit then (it can retry the function and end on ServiceUnavailable); the stop
+        # test found a whole landed batch reported as plainly not written.
+        if finished and not error.maybe_committed:
+            raise GraphUnavailable(str(error), maybe_committed=True) from error
+        raise
+    return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], hashes[case.case_id])) for case in cases]
+
+
+def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
+    """One case in a transaction of its own (see write_cases)."""
+    [outcome] = write_cases(driver, [case])
+    return outcome
 
 
 def delete_case(driver: Driver, case_id: str) -> bool:

@@ -8,6 +8,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import cached_property
 from typing import Iterable, Iterator
@@ -73,6 +74,55 @@ class EntityResolver:
         canonical = names[other] if other is not None else name
         self.remember(label, folded, canonical)
         return canonical
+
+    def name_case(self, parsed: ParsedWriteUp) -> ExtractedCase:
+        """The case with its mentions under their canonical names (in input order: names are remembered)."""
+        mentions = [mention for mention in map(self.mention, parsed.found) if mention is not None]
+        mentions += self.metadata_organisation(parsed.writeup, mentions)
+        return replace(parsed.case, mentions=tuple(mentions))
+
+    def mention(self, found: FoundSpan) -> Mention | None:
+        """The span as a mention, or None when it is not confident enough (its name is remembered)."""
+        name = self.resolve(found.type, found.found_name, found.found_known)
+        if not found.kept:
+            return None
+        concept = self.taxonomy.get(found.type, name) or self.taxonomy.get(found.type, found.found_name)
+        return Mention(
+            type=found.type,
+            name=name,
+            mention=found.mention,
+            sentence=found.sentence,
+            start=found.start,
+            end=found.end,
+            confidence=found.confidence,
+            method=found.method,
+            section=found.section,
+            broader=concept.broader if concept else found.broader,
+            aliases=concept.synonyms if concept else (),
+            description=concept.description if concept else "",
+            known=concept is not None,
+        )
+
+    def metadata_organisation(self, writeup: WriteUp, found: list[Mention]) -> list[Mention]:
+        """The front matter's organisation, with its line as evidence, unless the text named it."""
+        if not writeup.organisation:
+            return []
+        label = ORGANISATION.label
+        name = self.resolve(label, writeup.organisation.strip(),
+                            known=self.taxonomy.get(label, writeup.organisation.strip()) is not None)
+        for concept in self.taxonomy.of_type(label):
+            if fold(writeup.organisation) in {fold(concept.name), *map(fold, concept.synonyms)}:
+                name = concept.name
+        if any(m.type == label and m.name == name for m in found):
+            return []
+        start, end, line = organisation_evidence(writeup)
+        concept = self.taxonomy.get(label, name)
+        return [Mention(
+            type=label, name=name, mention=writeup.organisation, sentence=line,
+            start=start, end=end, confidence=1.0, method="metadata", section="front_matter",
+            aliases=concept.synonyms if concept else (), description=concept.description if concept else "",
+            known=concept is not None,
+        )]
 
 
 class NearDuplicates:
@@ -163,6 +213,38 @@ def fold(name: str) -> str:
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
+@dataclass(frozen=True)
+class FoundSpan:
+    """A mention as the pipeline found it, before its name is resolved (see ParsedWriteUp)."""
+
+    type: str
+    found_name: str  # the matcher's name for it: a taxonomy concept's, or a new entity's as written
+    found_known: bool  # the matcher found it in the taxonomy
+    mention: str
+    sentence: str
+    start: int
+    end: int
+    confidence: float
+    method: str
+    section: str
+    broader: str | None
+    kept: bool  # confident enough to become a mention; every span's name is resolved all the same
+
+
+@dataclass(frozen=True)
+class ParsedWriteUp:
+    """What the spaCy pipeline made of one write-up: the case without its mentions, and the spans.
+
+    Parsing needs the pipeline and nothing else, so it can run in worker processes; naming the
+    spans (EntityResolver.name_case) remembers names across write-ups, so it runs in one process,
+    in input order, and the result is the same however many workers parsed.
+    """
+
+    writeup: WriteUp
+    case: ExtractedCase  # mentions empty
+    found: tuple[FoundSpan, ...]
+
+
 class Extractor:
     def __init__(self, nlp: Language, taxonomy: Taxonomy | None = None,
                  resolver: EntityResolver | None = None, min_confidence: float = MIN_CONFIDENCE) -> None:
@@ -172,18 +254,28 @@ class Extractor:
         self.min_confidence = min_confidence
 
     def extract(self, writeup: WriteUp) -> ExtractedCase:
-        return self.from_doc(writeup, self.nlp(make_doc(self.nlp, writeup.text)))
+        return self.resolver.name_case(self.parse_writeup(writeup))
+
+    def parse_writeup(self, writeup: WriteUp) -> ParsedWriteUp:
+        """One write-up through the pipeline on its own: the same result whatever else is parsed
+        (nlp.pipe's batches can move a trained model's scores in the last digits)."""
+        return self.parse(writeup, self.nlp(make_doc(self.nlp, writeup.text)))
 
     def extract_many(self, writeups: list[WriteUp], batch_size: int = 16) -> Iterator[ExtractedCase]:
+        for parsed in self.parse_many(writeups, batch_size):
+            yield self.resolver.name_case(parsed)
+
+    def parse_many(self, writeups: list[WriteUp], batch_size: int = 16) -> Iterator[ParsedWriteUp]:
         docs = self.nlp.pipe((make_doc(self.nlp, w.text) for w in writeups), batch_size=batch_size)
         for writeup, doc in zip(writeups, docs):
-            yield self.from_doc(writeup, doc)
+            yield self.parse(writeup, doc)
 
     def from_doc(self, writeup: WriteUp, doc: Doc) -> ExtractedCase:
+        return self.resolver.name_case(self.parse(writeup, doc))
+
+    def parse(self, writeup: WriteUp, doc: Doc) -> ParsedWriteUp:
         layout: Layout = doc._.layout
-        mentions = [m for m in self.mentions(doc) if m.confidence >= self.min_confidence]
-        mentions += self.metadata_organisation(writeup, mentions)
-        return ExtractedCase(
+        case = ExtractedCase(
             case_id=writeup.case_id,
             title=writeup.title,
             source=writeup.source,
@@ -195,65 +287,48 @@ class Extractor:
             remediation=tuple(remediation_steps(doc, layout)) or tuple(narrative_sentences(doc, "remediation")),
             lessons=section_text(doc, layout, "lessons") or " ".join(narrative_sentences(doc, "lessons")),
             lesson_items=tuple(section_sentences(doc, layout, "lessons")) or tuple(narrative_sentences(doc, "lessons")),
-            mentions=tuple(mentions),
             extraction_model=model_of(self.nlp),
             origin=writeup.origin,
             input_hash=self.input_hash(writeup),
             embedding=docs_embedding(self.nlp, [self.nlp.make_doc(writeup.title), doc]),
         )
+        return ParsedWriteUp(writeup, case, tuple(self.found_spans(doc)))
 
     def input_hash(self, writeup: WriteUp) -> str:
         """Changes when the write-up as read, or the pipeline reading it, changes."""
-        digest = hashlib.sha256(fingerprint_of(self.nlp).encode())
-        for value in (writeup.case_id, writeup.title, writeup.source, writeup.published or "",
-                      writeup.organisation or "", writeup.text):
-            digest.update(b"\0" + value.encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+        return input_hash(fingerprint_of(self.nlp), writeup)
 
-    def mentions(self, doc: Doc) -> Iterator[Mention]:
+    def found_spans(self, doc: Doc) -> Iterator[FoundSpan]:
         sentences = SentenceTexts(doc)
+        has_broader = Span.has_extension("broader")
         for span in doc.spans[MENTIONS]:
             if in_markup(span):
                 continue
-            label = span.label_
-            name = self.resolver.resolve(label, span.id_, bool(span._.known))
-            concept = self.taxonomy.get(label, name) or self.taxonomy.get(label, span.id_)
-            yield Mention(
-                type=label,
-                name=name,
+            confidence = float(span._.confidence or 0.0)
+            yield FoundSpan(
+                type=span.label_,
+                found_name=span.id_,
+                found_known=bool(span._.known),
                 mention=span.text,
                 sentence=sentences.of(span),
                 start=span.start_char,
                 end=span.end_char,
-                confidence=float(span._.confidence or 0.0),
+                confidence=confidence,
                 method=str(span._.method),
                 section=str(span._.section or ""),
-                broader=concept.broader if concept else span._.get("broader") if Span.has_extension("broader") else None,
-                aliases=concept.synonyms if concept else (),
-                description=concept.description if concept else "",
-                known=concept is not None,
+                broader=span._.get("broader") if has_broader else None,
+                kept=confidence >= self.min_confidence,
             )
 
-    def metadata_organisation(self, writeup: WriteUp, found: list[Mention]) -> list[Mention]:
-        """The front matter's organisation, with its line as evidence, unless the text named it."""
-        if not writeup.organisation:
-            return []
-        label = ORGANISATION.label
-        name = self.resolver.resolve(label, writeup.organisation.strip(),
-                                     known=self.taxonomy.get(label, writeup.organisation.strip()) is not None)
-        for concept in self.taxonomy.of_type(label):
-            if fold(writeup.organisation) in {fold(concept.name), *map(fold, concept.synonyms)}:
-                name = concept.name
-        if any(m.type == label and m.name == name for m in found):
-            return []
-        start, end, line = organisation_evidence(writeup)
-        concept = self.taxonomy.get(label, name)
-        return [Mention(
-            type=label, name=name, mention=writeup.organisation, sentence=line,
-            start=start, end=end, confidence=1.0, method="metadata", section="front_matter",
-            aliases=concept.synonyms if concept else (), description=concept.description if concept else "",
-            known=concept is not None,
-        )]
+
+def input_hash(fingerprint: str, writeup: WriteUp) -> str:
+    """Changes when the write-up as read, or the pipeline reading it (its fingerprint), changes.
+    A function of its own so the ingest can skip an unchanged write-up before any pipeline parses it."""
+    digest = hashlib.sha256(fingerprint.encode())
+    for value in (writeup.case_id, writeup.title, writeup.source, writeup.published or "",
+                  writeup.organisation or "", writeup.text):
+        digest.update(b"\0" + value.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def organisation_evidence(writeup: WriteUp) -> tuple[int, int, str]:

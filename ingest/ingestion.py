@@ -1,28 +1,45 @@
-"""Ingest write-ups into the graph: read, extract, write one transaction per case.
+"""Ingest write-ups into the graph: read, parse (in worker processes), name, write in batches.
 
-A bad write-up becomes a FailedWriteUp naming its origin; the batch goes on. A case is written in a
-single managed transaction, so a failed write leaves nothing half-written.
+A bad write-up becomes a FailedWriteUp naming its origin; the rest go on. Cases are written many
+to a transaction (graph/writes.py write_cases) while the workers parse the next ones; a batch the
+graph refuses is written again case by case, so one bad case fails alone and a failed write leaves
+nothing half-written. Batches commit in input order, so the stored cases are always a prefix of the
+input.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from neo4j import Driver
 
 from incident_graph.graph.errors import GraphError, GraphUnavailable
-from incident_graph.graph.writes import existing_extracted_names, stored_input_hashes, sync_taxonomy, write_case
-from incident_graph.ingest.extract import EntityResolver, Extractor
+from incident_graph.graph.writes import (existing_extracted_names, stored_input_hashes, sync_taxonomy, write_case,
+                                         write_cases)
+from incident_graph.ingest.extract import EntityResolver, Extractor, input_hash
+from incident_graph.ingest.parallel import InProcessParser, ParseFailure, Parsed, Parser, WorkerParser
 from incident_graph.ingest.pipeline import default_pipeline
 from incident_graph.ingest.readers import (DEFAULT_INCLUDE, MAX_BYTES, ReadFailure, WriteUp, read_paths,
                                            writeup_from_record)
 from incident_graph.schema.entity_types import ENTITY_TYPES
+from incident_graph.schema.records import ExtractedCase
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
 Progress = Callable[[int, int, str], None]
+
+BATCH_SIZE = 100  # cases per write transaction at most
+BATCH_SECONDS = 3.0  # a batch is written once its first case has waited this long, full or not: each
+# commit costs a dozen statements and Neo4j CPU the workers need, so a few seconds of cases per commit
+
+
+def default_workers() -> int:
+    """Worker processes for parsing: one per core."""
+    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -54,76 +71,180 @@ class IngestSummary:
                 "failed": [f.as_json() for f in self.failed], "entities": self.entities}
 
 
+def new_resolver(driver: Driver, taxonomy: Taxonomy | None = None) -> EntityResolver:
+    """A resolver that knows the entities earlier write-ups added to the graph."""
+    return EntityResolver(taxonomy or load_taxonomy(), existing_extracted_names(driver))
+
+
 def new_extractor(driver: Driver, taxonomy: Taxonomy | None = None) -> Extractor:
-    taxonomy = taxonomy or load_taxonomy()
-    resolver = EntityResolver(taxonomy, existing_extracted_names(driver))
-    return Extractor(default_pipeline(), taxonomy, resolver)
+    resolver = new_resolver(driver, taxonomy)
+    return Extractor(default_pipeline(), resolver.taxonomy, resolver)
 
 
-def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extractor: Extractor | None = None,
-                    progress: Progress | None = None) -> IngestSummary:
-    extractor = extractor or new_extractor(driver)
-    sync_taxonomy(driver, extractor.taxonomy.concepts)
-    summary = IngestSummary()
-    unchanged = stored_input_hashes(driver, [item.case_id for item in items if isinstance(item, WriteUp)])
-    origins: dict[str, str] = {}
-    entities: dict[str, set[str]] = {t.label: set() for t in ENTITY_TYPES}
-    graph_down: str | None = None
-    for done, item in enumerate(items, start=1):
-        if isinstance(item, ReadFailure):
-            summary.failed.append(FailedWriteUp(item.origin, item.message))
-        elif item.case_id in origins:
-            summary.failed.append(FailedWriteUp(item.origin, f"duplicate case id {item.case_id!r}, already read from "
-                                                       f"{origins[item.case_id]}", item.case_id))
-        elif graph_down:
-            summary.failed.append(FailedWriteUp(item.origin, f"not written: {graph_down}", item.case_id))
-        elif unchanged.get(item.case_id) == extractor.input_hash(item):
-            origins[item.case_id] = item.origin
-            summary.skipped.append(item.case_id)  # the same write-up read by the same pipeline
+class BatchWriter:
+    """Writes named cases in batches and keeps the summary; after Neo4j becomes unreachable, it
+    reports every further case as not written instead of trying."""
+
+    def __init__(self, driver: Driver, summary: IngestSummary, progress: Callable[[str], None],
+                 batch_size: int = BATCH_SIZE, batch_seconds: float = BATCH_SECONDS) -> None:
+        self.driver, self.summary, self.progress = driver, summary, progress
+        self.batch_size, self.batch_seconds = batch_size, batch_seconds
+        self.batch: list[ExtractedCase] = []
+        self.batch_started = 0.0
+        self.graph_down: str | None = None
+        self.entities: dict[str, set[str]] = {t.label: set() for t in ENTITY_TYPES}
+
+    def fail(self, origin: str, message: str, case_id: str | None = None) -> None:
+        self.summary.failed.append(FailedWriteUp(origin, message, case_id))
+        self.progress(origin)
+
+    def add(self, case: ExtractedCase) -> None:
+        if self.graph_down:
+            self.fail(case.origin, f"not written: {self.graph_down}", case.case_id)
+            return
+        if not self.batch:
+            self.batch_started = time.monotonic()
+        self.batch.append(case)
+        if len(self.batch) >= self.batch_size or time.monotonic() - self.batch_started >= self.batch_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        batch, self.batch = self.batch, []
+        if not batch:
+            return
+        try:
+            outcomes = write_cases(self.driver, batch)
+        except GraphUnavailable as error:
+            message = self.unavailable(error)
+            for case in batch:
+                self.fail(case.origin, message, case.case_id)
+            return
+        except Exception:  # noqa: BLE001  (a case the graph refuses: found by writing them one by one)
+            for case in batch:
+                self.write_alone(case)
+            return
+        for case, outcome in zip(batch, outcomes):
+            self.record(case, outcome.action)
+
+    def write_alone(self, case: ExtractedCase) -> None:
+        if self.graph_down:
+            self.fail(case.origin, f"not written: {self.graph_down}", case.case_id)
+            return
+        try:
+            outcome = write_case(self.driver, case)
+        except GraphUnavailable as error:
+            self.fail(case.origin, self.unavailable(error), case.case_id)
+        except GraphError as error:
+            self.fail(case.origin, f"not written: {error}", case.case_id)
+        except Exception as error:  # a value the graph cannot take fails this write-up, not the batch
+            self.fail(case.origin, f"not written: {type(error).__name__}: {error}", case.case_id)
         else:
-            origins[item.case_id] = item.origin
-            graph_down = ingest_one(driver, extractor, item, summary, entities)
-        if progress:
-            progress(done, len(items), item.origin)
-    summary.entities = {label: len(names) for label, names in entities.items()}
-    return summary
+            self.record(case, outcome.action)
 
-
-def ingest_one(driver: Driver, extractor: Extractor, writeup: WriteUp, summary: IngestSummary,
-               entities: dict[str, set[str]]) -> str | None:
-    """Returns a reason when Neo4j is unreachable, so the rest of the batch is not attempted."""
-    try:
-        case = extractor.extract(writeup)
-    except Exception as error:  # one broken write-up never stops the rest
-        summary.failed.append(FailedWriteUp(writeup.origin, f"extraction failed: {type(error).__name__}: {error}",
-                                      writeup.case_id))
-        return None
-    try:
-        outcome = write_case(driver, case)
-    except GraphUnavailable as error:
+    def unavailable(self, error: GraphUnavailable) -> str:
+        """Neo4j is unreachable: nothing more is tried. The message for the cases of this write."""
+        self.graph_down = str(error)
         message = f"not written: {error}"
         if error.maybe_committed:
             message += "; the connection dropped during the commit, so it may have landed: a rerun settles it"
-        summary.failed.append(FailedWriteUp(writeup.origin, message, writeup.case_id))
-        return str(error)
-    except GraphError as error:
-        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {error}", writeup.case_id))
-        return None
-    except Exception as error:  # a value the graph cannot take fails this write-up, not the batch
-        summary.failed.append(FailedWriteUp(writeup.origin, f"not written: {type(error).__name__}: {error}",
-                                      writeup.case_id))
-        return None
-    {"added": summary.added, "updated": summary.updated, "skipped": summary.skipped}[outcome.action].append(
-        case.case_id)
-    for mention in case.mentions:
-        entities[mention.type].add(mention.name)
-    return None
+        return message
+
+    def record(self, case: ExtractedCase, action: str) -> None:
+        {"added": self.summary.added, "updated": self.summary.updated, "skipped": self.summary.skipped}[action].append(
+            case.case_id)
+        for mention in case.mentions:
+            self.entities[mention.type].add(mention.name)
+        self.progress(case.origin)
+
+
+def accepted_writeups(items: Sequence[WriteUp | ReadFailure], summary: IngestSummary,
+                      refused: Callable[[str], None]) -> list[WriteUp]:
+    """The write-ups to parse, in order; read failures and repeated case ids go to the summary."""
+    origins: dict[str, str] = {}
+    accepted = []
+    for item in items:
+        if isinstance(item, ReadFailure):
+            summary.failed.append(FailedWriteUp(item.origin, item.message))
+            refused(item.origin)
+        elif item.case_id in origins:
+            summary.failed.append(FailedWriteUp(item.origin, f"duplicate case id {item.case_id!r}, already read from "
+                                                             f"{origins[item.case_id]}", item.case_id))
+            refused(item.origin)
+        else:
+            origins[item.case_id] = item.origin
+            accepted.append(item)
+    return accepted
+
+
+def ingest_writeups(driver: Driver, items: Sequence[WriteUp | ReadFailure], extractor: Extractor | None = None,
+                    progress: Progress | None = None, workers: int = 0, batch_size: int = BATCH_SIZE,
+                    batch_seconds: float = BATCH_SECONDS) -> IngestSummary:
+    """Ingest in input order. workers=0 parses in this process with `extractor` (made when not
+    given); workers > 0 parses in that many processes, each with the default pipeline, and names
+    the entities here."""
+    summary = IngestSummary()
+    done = 0
+
+    def one_done(origin: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, len(items), origin)
+
+    resolver = extractor.resolver if extractor else new_resolver(driver)
+    sync_taxonomy(driver, resolver.taxonomy.concepts)
+    writeups = accepted_writeups(items, summary, one_done)
+    writer = BatchWriter(driver, summary, one_done, batch_size, batch_seconds)
+    parser: Parser = WorkerParser(workers) if workers > 0 else InProcessParser(
+        extractor or Extractor(default_pipeline(), resolver.taxonomy, resolver))
+    with parser:
+        changed = without_unchanged(driver, writeups, parser, summary, one_done)
+        for case_or_failure in named(resolver, parser.parse(changed)):
+            if isinstance(case_or_failure, ParseFailure):
+                writeup = case_or_failure.writeup
+                writer.fail(writeup.origin, case_or_failure.message, writeup.case_id)
+            else:
+                writer.add(case_or_failure)
+        writer.flush()
+    summary.entities = {label: len(names) for label, names in writer.entities.items()}
+    return summary
+
+
+def without_unchanged(driver: Driver, writeups: list[WriteUp], parser: Parser, summary: IngestSummary,
+                      skipped: Callable[[str], None]) -> list[WriteUp]:
+    """The write-ups to parse: one the graph holds with the same input hash (the same write-up read
+    by the same pipeline) is skipped without being parsed again. The parser's fingerprint is asked
+    only when the graph holds some of them (a worker has to load the pipeline to tell it)."""
+    stored = stored_input_hashes(driver, [writeup.case_id for writeup in writeups])
+    if not stored:
+        return writeups
+    fingerprint = parser.fingerprint()
+    changed = []
+    for writeup in writeups:
+        if stored.get(writeup.case_id) == input_hash(fingerprint, writeup):
+            summary.skipped.append(writeup.case_id)
+            skipped(writeup.origin)
+        else:
+            changed.append(writeup)
+    return changed
+
+
+def named(resolver: EntityResolver, parsed_stream: Iterable[Parsed]) -> Iterator[ExtractedCase | ParseFailure]:
+    """Each parsed write-up as a case with canonical names (in order), or its failure."""
+    for parsed in parsed_stream:
+        if isinstance(parsed, ParseFailure):
+            yield parsed
+            continue
+        try:
+            yield resolver.name_case(parsed)
+        except Exception as error:  # one broken write-up never stops the rest
+            yield ParseFailure(parsed.writeup, f"extraction failed: {type(error).__name__}: {error}")
 
 
 def ingest_paths(driver: Driver, paths: Iterable[Path], include: tuple[str, ...] = DEFAULT_INCLUDE,
-                 max_bytes: int = MAX_BYTES, progress: Progress | None = None) -> IngestSummary:
+                 max_bytes: int = MAX_BYTES, progress: Progress | None = None, workers: int = 0) -> IngestSummary:
     items = list(read_paths(paths, include, max_bytes))
-    return ingest_writeups(driver, items, progress=progress)
+    return ingest_writeups(driver, items, progress=progress, workers=workers)
 
 
 def ingest_records(driver: Driver, records: list[dict[str, object]], origin: str = "request") -> IngestSummary:

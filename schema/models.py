@@ -4,7 +4,7 @@ The one source of the node and relationship properties: `incident-graph db init`
 constraints and range indexes declared here (unique_index, index), graph/ derives the property
 lists it writes from these classes, and the API reads the defaults from them. Python users walk the
 graph with these classes (incident_graph.Graph.case_node). Writes go through incident_graph.graph
-(one transaction per case, MERGE semantics), not through these classes.
+(many cases per transaction, MERGE semantics), not through these classes.
 """
 
 from __future__ import annotations

@@ -470,16 +470,17 @@ def test_inputs_found_by_fuzzing_fail_alone_with_a_clear_message(driver, nlp, ta
 
 def test_a_value_the_graph_cannot_take_fails_its_write_up_not_the_batch(driver, nlp, taxonomy, monkeypatch):
     """Any exception from writing one case (not only a Neo4jError) is that case's failure."""
-    from incident_graph.ingest import ingestion
+    from incident_graph.graph import writes
 
-    original = ingestion.write_case
+    original = writes.case_properties
 
-    def write_case(driver, case):
+    def case_properties(case, *args):
         if case.case_id == "bad":
             raise ValueError("day is out of range for month")
-        return original(driver, case)
+        return original(case, *args)
 
-    monkeypatch.setattr(ingestion, "write_case", write_case)
+    # Both cases go in one batch; the batch fails, and each case is tried alone.
+    monkeypatch.setattr(writes, "case_properties", case_properties)
     reset_data(driver)
     items = [writeup_from_text("A DDoS attack.\n", f"{name}.md", name) for name in ("bad", "good")]
     summary = ingest_writeups(driver, items, Extractor(nlp, taxonomy, EntityResolver(taxonomy)))
