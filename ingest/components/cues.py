@@ -17,6 +17,8 @@ class Cues:
     negation: tuple[tuple[str, ...], ...]
     hedging: tuple[tuple[str, ...], ...]
     impact_verbs: frozenset[str]
+    product_words: frozenset[str]  # a name ending in one is a product, not a company ("Stripe API")
+    report_words: frozenset[str]  # a name of only these is a report's title ("Post Incident Review")
     clause_breaks: frozenset[str]
     detection: tuple[tuple[str, ...], ...]
     negation_follows_window: int
@@ -35,6 +37,8 @@ class Cues:
             negation=phrases("negation"),
             hedging=phrases("hedging"),
             impact_verbs=frozenset(v.lower() for v in config.get("impact_verbs", [])),
+            product_words=frozenset(w.lower() for w in config.get("organisation_not_last_words", [])),
+            report_words=frozenset(w.lower() for w in config.get("report_words", [])),
             clause_breaks=frozenset(b.lower() for b in config.get("clause_breaks", [])),
             detection=phrases("detection"),
             negation_follows_window=int(config.get("negation_follows_window", 8)),
@@ -227,6 +231,16 @@ def negated(span: Span, index: CueIndex, follow: bool) -> bool:
             if index.phrase_length(cues.negation, i, end):
                 return True
     return False
+
+
+def is_report_title(span: Span, cues: Cues) -> bool:
+    """"Preliminary Post Incident Review (PIR)": the report itself, never an entity in it."""
+    return all(token.lower_ in cues.report_words for token in span)
+
+
+def ends_like_product(span: Span, cues: Cues) -> bool:
+    """"Azure Cognitive Services", "Stripe API": a name the NER may call ORG that is a product."""
+    return span[-1].lower_ in cues.product_words
 
 
 def opens_with_negation(span: Span, index: CueIndex) -> bool:

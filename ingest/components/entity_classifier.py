@@ -24,7 +24,8 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged, negated, opens_with_negation
+from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, ends_like_product, hedged,
+                                                   is_report_title, negated, opens_with_negation)
 from incident_graph.ingest.components.phrases import PhraseFinder, phrase_vector, unit
 from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
                                                     name_words)
@@ -72,9 +73,6 @@ class EntityClassifier:
         self.nlp = nlp
         self.cues = Cues.from_config(cues)
         self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
-        # "Azure Cognitive Services", "Stripe API": a name the NER calls ORG but that ends like a product.
-        self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
-        self.report_words = {w.lower() for w in cues.get("report_words", [])}
         self.thresholds = {t: float(thresholds.get(t, 0.35)) for t in TYPES}
         self.rule_methods = set(rule_methods)
         self.min_rule_confidence = min_rule_confidence
@@ -162,7 +160,7 @@ class EntityClassifier:
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
                 continue
             section_type = SECTION_TYPES.get(layout.kind_at(candidate.span.start_char) or "")
-            if all(token.lower_ in self.report_words for token in candidate.span):
+            if is_report_title(candidate.span, self.cues):
                 continue  # "PIR", "Root Cause Analysis": the report, not something in it
             organisation = candidate.method not in self.rule_methods and (
                 (names_an_organisation(candidate.span) and not self.names_a_product(candidate.span))
@@ -245,8 +243,8 @@ class EntityClassifier:
 
     def names_a_product(self, span: Span) -> bool:
         """"Azure Cognitive Services", not "Square's services" (the company's, said of it)."""
-        return span[-1].lower_ in self.product_words and not any(t.tag_ == "POS" or t.lower_ in ("'s", "\u2019s")
-                                                                 for t in span)
+        return ends_like_product(span, self.cues) and not any(t.tag_ == "POS" or t.lower_ in ("'s", "\u2019s")
+                                                              for t in span)
 
     def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,
              layout: Layout) -> Span | None:

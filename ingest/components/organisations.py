@@ -8,6 +8,7 @@ from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span
 
+from incident_graph.ingest.components.cues import Cues, ends_like_product, is_report_title
 from incident_graph.ingest.components.new_entities import new_span
 from incident_graph.ingest.components.spans import CANDIDATES, MENTIONS, SKIPPED_KINDS, SpanIndex
 from incident_graph.ingest.sections import Layout
@@ -28,8 +29,7 @@ class OrganisationFinder:
 
     def __init__(self, nlp: Language, cues: dict[str, Any], confidence: float) -> None:
         self.confidence = confidence
-        self.product_words = {w.lower() for w in cues.get("organisation_not_last_words", [])}
-        self.report_words = {w.lower() for w in cues.get("report_words", [])}
+        self.cues = Cues.from_config(cues)
         self.early_chars = int(cues.get("organisation_early_chars", 600))
         self.min_mentions = int(cues.get("organisation_min_mentions", 2))
         self.matcher = Matcher(nlp.vocab)
@@ -106,9 +106,7 @@ class OrganisationFinder:
             return False
         if len(ent) == 1 and text.isupper() and len(text) <= 6:
             return False
-        if all(token.lower_ in self.report_words for token in ent):
-            return False  # "Post Incident Review": the report's own title
-        return ent[-1].lower_ not in self.product_words
+        return not (is_report_title(ent, self.cues) or ends_like_product(ent, self.cues))
 
     @staticmethod
     def body_start(layout: Layout) -> int:
