@@ -69,8 +69,10 @@ class Query:
     )
     cases_sharing_root_cause: list[CaseSharingRootCause] = strawberry.field(
         resolver=resolvers.cases_sharing_root_cause,
-        description="Every case sharing a root cause with a case showing this symptom (or a narrower one), "
-        "most shared root causes first, with the shared root causes and the cases that connect them.",
+        description="Cases sharing a root cause with a case showing this symptom (or a narrower one), with "
+        "the shared root causes and the cases that connect them. Strongest cause first: the cases of the "
+        "root cause most of the symptom's cases have (ties by name), each cause's cases by id, then the next "
+        "cause's. That order lets a large graph answer without ranking every case that shares some cause.",
     )
     related_cases: list[RelatedCase] = strawberry.field(
         resolver=resolvers.related_cases,

@@ -173,10 +173,11 @@ def measure(kinds: list[Kind], http: httpx.Client, recorder: Recorder, driver: D
         print(f"  measured {kind.name}", file=sys.stderr, flush=True)
 
 
-def report(kinds: list[Kind], cases: int, load_s: float, nodes: int, relationships: int, requests: int) -> str:
+def report(kinds: list[Kind], cases: int, load_s: float | None, nodes: int, relationships: int, requests: int) -> str:
     lines = [
         f"Synthetic graph: {cases:,} cases, {nodes:,} nodes, {relationships:,} relationships "
-        f"(loaded in {load_s:.0f} s). {requests} measured requests per kind after a warm-up pass over "
+        f"({'reused' if load_s is None else f'loaded in {load_s:.0f} s'}). {requests} measured requests per kind "
+        "after a warm-up pass over "
         "every argument set; sequential, one client.",
         "",
         "| request | Cypher queries | HTTP p50 ms | HTTP p99 ms | driver p50 ms | driver p99 ms "
@@ -209,8 +210,21 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--user", help="Neo4j user [env NEO4J_USER]")
     parser.add_argument("--password", help="Neo4j password [env NEO4J_PASSWORD]")
     parser.add_argument("--force", action="store_true", help="run even if the database holds cases (they are deleted)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="measure the graph as it is when it holds exactly --cases cases (a --keep run's)")
+    parser.add_argument("--keep", action="store_true", help="leave the graph in place at the end (for --reuse)")
     parser.add_argument("--markdown", help="also write the results table to this file")
     return parser.parse_args()
+
+
+def load(driver: Driver, shape: SyntheticShape, batch_size: int) -> float:
+    """Empty the database and write the synthetic graph; the seconds it took."""
+    reset_data(driver)
+    started = time.monotonic()
+    write_synthetic_graph(driver, shape, batch_size=batch_size, progress=lambda done, total: print(
+        f"\r  loading {done:,}/{total:,} cases", end="", file=sys.stderr, flush=True))
+    print(file=sys.stderr)
+    return time.monotonic() - started
 
 
 def main() -> int:
@@ -220,17 +234,13 @@ def main() -> int:
     try:
         install_constraints_and_indexes(driver)
         existing = graph_status(driver, settings.uri).nodes.get("Case", 0)
-        if existing and not arguments.force:
-            print(f"{settings.uri} holds {existing} cases; the benchmark deletes all data when it ends. "
-                  "Use an empty database, or --force.", file=sys.stderr)
-            return 2
-        reset_data(driver)
         shape = SyntheticShape(cases=arguments.cases, seed=arguments.seed)
-        started = time.monotonic()
-        write_synthetic_graph(driver, shape, batch_size=arguments.batch_size, progress=lambda done, total: print(
-            f"\r  loading {done:,}/{total:,} cases", end="", file=sys.stderr, flush=True))
-        load_s = time.monotonic() - started
-        print(file=sys.stderr)
+        reused = arguments.reuse and existing == arguments.cases
+        if existing and not (arguments.force or reused):
+            print(f"{settings.uri} holds {existing} cases; the benchmark deletes all data when it ends. "
+                  "Use an empty database, --force, or --reuse with --cases {existing}.", file=sys.stderr)
+            return 2
+        load_s = None if reused else load(driver, shape, arguments.batch_size)
         status = graph_status(driver, settings.uri)
         try:
             kinds = workload(shape, arguments.variants, arguments.seed)
@@ -246,8 +256,9 @@ def main() -> int:
                 with open(arguments.markdown, "w", encoding="utf-8") as output:
                     output.write(table + "\n")
         finally:
-            print("  resetting the database", file=sys.stderr)
-            reset_data(driver)
+            if not arguments.keep:
+                print("  resetting the database", file=sys.stderr)
+                reset_data(driver)
     finally:
         driver.close()
     return 0

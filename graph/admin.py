@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from neo4j import Driver
 
+from incident_graph.graph.case_counts import recount_if_uncounted
 from incident_graph.schema.entity_types import LABELS
 from incident_graph.schema.models import (
     CASE_TEXT_PROPERTIES,
@@ -64,7 +65,8 @@ class GraphStatus:
 
 
 def install_constraints_and_indexes(driver: Driver) -> None:
-    """Idempotent: every statement is IF NOT EXISTS."""
+    """Idempotent: every statement is IF NOT EXISTS. A graph written before entities kept their
+    case counts gets them here (graph/case_counts.py)."""
     from neomodel import db
 
     from incident_graph.graph.connection import bind_neomodel
@@ -76,6 +78,7 @@ def install_constraints_and_indexes(driver: Driver) -> None:
     for statement in (*FULL_TEXT_STATEMENTS, *VECTOR_STATEMENTS):
         driver.execute_query(statement)
     driver.execute_query("CALL db.awaitIndexes(300)")
+    recount_if_uncounted(driver)
 
 
 def graph_status(driver: Driver, uri: str) -> GraphStatus:

@@ -16,20 +16,36 @@ from incident_graph.schema.entity_types import BROADER, ROOT_CAUSE, SYMPTOM
 HAS_SYMPTOM = SYMPTOM.relationship
 HAS_ROOT_CAUSE = ROOT_CAUSE.relationship
 
+
+def excluded_cases_reaching(variable: str, relationship: str) -> str:
+    """A subquery: `excluded`, how many of the $exclude cases link to `variable` or a narrower concept.
+
+    Each entity stores the count of all its cases (graph/case_counts.py); taking away the excluded
+    ones (none, or the one case of a leave-one-out step) costs a few index seeks, not a count over
+    the graph.
+    """
+    return f"""CALL ({variable}) {{
+  UNWIND $exclude AS case_id
+  MATCH (:Case {{case_id: case_id}})-[:{relationship}]->()-[:{BROADER}*0..]->({variable})
+  RETURN count(DISTINCT case_id) AS excluded
+}}"""
+
+
+# How many cases the graph holds outside $exclude (Neo4j answers count(c) from its count store).
+CASES_OUTSIDE_EXCLUDED = """CALL () {
+  MATCH (c:Case) WITH count(c) AS all_cases
+  OPTIONAL MATCH (gone:Case) WHERE gone.case_id IN $exclude
+  WITH all_cases, count(gone) AS gone_cases
+  RETURN all_cases - gone_cases AS case_count
+}"""
+
 # The symptoms a case shows (or a narrower one of them), with how many cases show each: the
 # vocabulary phrases are matched against, and each symptom's document frequency (for its IDF).
 SYMPTOM_VOCABULARY = f"""
-CALL () {{
-  MATCH (c:Case) WHERE NOT c.case_id IN $exclude
-  RETURN count(c) AS case_count
-}}
-MATCH (s:Symptom)
-CALL (s) {{
-  MATCH (n:Symptom)-[:{BROADER}*0..]->(s)
-  MATCH (n)<-[:{HAS_SYMPTOM}]-(c:Case) WHERE NOT c.case_id IN $exclude
-  RETURN count(DISTINCT c) AS shown
-}}
-WITH case_count, s, shown WHERE shown > 0
+{CASES_OUTSIDE_EXCLUDED}
+MATCH (s:Symptom) WHERE s.case_count > 0
+{excluded_cases_reaching("s", HAS_SYMPTOM)}
+WITH case_count, s, s.case_count - excluded AS shown WHERE shown > 0
 ORDER BY shown DESC, s.name
 LIMIT $limit
 RETURN case_count, s.name AS name, coalesce(s.aliases, []) AS aliases, shown
@@ -77,12 +93,9 @@ LIMIT $limit
 ROOT_CAUSE_CONCEPTS = f"""
 MATCH (r:RootCause) WHERE r.known = 'taxonomy'
 MATCH chain = (r)-[:{BROADER}*0..]->(top:RootCause) WHERE NOT (top)-[:{BROADER}]->()
-CALL (r) {{
-  MATCH (n:RootCause)-[:{BROADER}*0..]->(r)
-  MATCH (n)<-[:{HAS_ROOT_CAUSE}]-(c:Case) WHERE NOT c.case_id IN $exclude
-  RETURN count(DISTINCT c) AS cases
-}}
-RETURN r.name AS name, [n IN nodes(chain) | n.name] AS chain, cases, {entity_map("r")} AS entity
+{excluded_cases_reaching("r", HAS_ROOT_CAUSE)}
+RETURN r.name AS name, [n IN nodes(chain) | n.name] AS chain, coalesce(r.case_count, 0) - excluded AS cases,
+       {entity_map("r")} AS entity
 ORDER BY name
 LIMIT $limit
 """

@@ -262,10 +262,13 @@ def case_subgraph(criteria: CaseCriteria) -> str:
 
 # Cases that share a root cause with a case showing the symptom (or a narrower one). A pair needs
 # two different cases: a case does not "share" a root cause with itself.
-# Three steps keep memory flat on a large graph (no per-row lists of cases):
+# On a large graph nearly every case shares some cause with a common symptom, so the answer is
+# ranked by a key that lets the query stop early: the strongest shared cause first (the one most
+# cases showing the symptom have; ties by name), and within one cause its cases by id. Steps:
 #   per_cause: for each root cause of a showing case, how many showing cases have it and the
 #              first few of their ids (sorted, so the listed connecting cases are the first by id);
-#   ranked:    the cases linked to those causes, by how many they share, best `limit` only;
+#   ranked:    walking the causes strongest first, each cause's first `limit` cases by id, until
+#              `limit` distinct cases are found: the causes after that are never read;
 #   then the details of those few: which causes, how many connecting cases (minus the case itself).
 CASES_SHARING_ROOT_CAUSE = f"""
 MATCH (root:Symptom {{name: $symptom}})
@@ -278,15 +281,19 @@ CALL (concepts) {{
   MATCH (showing)-[:HAS_ROOT_CAUSE]->(cause:RootCause)
   WITH cause, showing.case_id AS showing_id ORDER BY showing_id
   WITH cause, count(*) AS showing_count, collect(showing_id)[..$connecting_limit + 1] AS first_showing
+  ORDER BY showing_count DESC, cause.name
   RETURN collect({{cause: cause, showing_count: showing_count, first_showing: first_showing}}) AS per_cause
 }}
 CALL (per_cause) {{
-  UNWIND per_cause AS info
-  WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id
-  MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
-  WHERE showing_count > 1 OR first_id <> other.case_id
-  WITH other, count(*) AS shared_count
-  ORDER BY shared_count DESC, other.case_id
+  UNWIND range(0, size(per_cause) - 1) AS strength_rank
+  WITH strength_rank, per_cause[strength_rank] AS info
+  CALL (info) {{
+    WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id
+    MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
+    WHERE showing_count > 1 OR first_id <> other.case_id
+    RETURN other ORDER BY other.case_id LIMIT $limit
+  }}
+  WITH DISTINCT other
   LIMIT $limit
   RETURN collect(other) AS ranked
 }}

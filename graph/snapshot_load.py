@@ -16,6 +16,7 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
+from incident_graph.graph.case_counts import recount_case_counts
 from incident_graph.graph.errors import graph_errors
 from incident_graph.graph.snapshot import (
     CASE_KIND,
@@ -147,9 +148,8 @@ def write_batch(tx: ManagedTransaction, batch: Batch) -> None:
             tx.run(LINK_STATEMENTS[label], links=links).consume()
 
 
-def load_snapshot(driver: Driver, lines: Iterable[str], batch_lines: int = DEFAULT_BATCH_LINES,
-                  progress: Callable[[int], None] | None = None) -> LoadSummary:
-    """Load the lines of a snapshot; `progress` hears how many lines have been written so far."""
+def write_snapshot_lines(driver: Driver, lines: Iterable[str], batch_lines: int,
+                         progress: Callable[[int], None] | None) -> LoadSummary:
     summary = LoadSummary()
     batch = Batch.empty()
     seen_header = False
@@ -189,4 +189,18 @@ def load_snapshot(driver: Driver, lines: Iterable[str], batch_lines: int = DEFAU
         raise SnapshotError("the snapshot is empty (no header line)")
     flush()
     return summary
+
+
+def load_snapshot(driver: Driver, lines: Iterable[str], batch_lines: int = DEFAULT_BATCH_LINES,
+                  progress: Callable[[int], None] | None = None) -> LoadSummary:
+    """Load the lines of a snapshot; `progress` hears how many lines have been written so far.
+
+    The batches set links without keeping the case counts, so the counts are redone at the end,
+    also when a bad line stops the load after some batches landed.
+    """
+    try:
+        return write_snapshot_lines(driver, lines, batch_lines, progress)
+    finally:
+        with graph_errors():
+            recount_case_counts(driver)
 

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from neo4j import Driver
 
+from incident_graph.graph.case_counts import recount_case_counts
 from incident_graph.graph.writes import sync_taxonomy
 from incident_graph.schema import entity_types
 from incident_graph.schema.entity_types import ENTITY_TYPES, EntityType
@@ -164,6 +165,7 @@ def write_synthetic_graph(driver: Driver, shape: SyntheticShape, batch_size: int
         written += len(batch)
         if progress:
             progress(written, shape.cases)
+    recount_case_counts(driver)  # the batches CREATE links without keeping the counts
     driver.execute_query("CALL db.awaitIndexes(600)")  # the full-text index catches up
     return written
 

@@ -15,6 +15,7 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import IncompleteCommit
 
+from incident_graph.graph.case_counts import recount_above, recount_in, shift_case_counts
 from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
@@ -31,7 +32,8 @@ LINK_STATEMENTS: dict[str, str] = {
         "MATCH (c:Case {case_id: row.case_id}) "
         "UNWIND row.links AS link "
         f"MERGE (e:{entity_type.label} {{name: link.name}}) "
-        "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known "
+        "ON CREATE SET e.aliases = link.aliases, e.description = link.description, e.known = link.known, "
+        "e.case_count = 0 "
         f"MERGE (c)-[r:{entity_type.relationship}]->(e) "
         "SET r = link.evidence"
     )
@@ -41,6 +43,8 @@ LINK_STATEMENTS: dict[str, str] = {
 # A new entity goes under the taxonomy concept the extractor placed it nearest, once: the first
 # placement stays, so a re-run changes nothing. `placement.broader` lists the batch's placements
 # in input order; the first whose concept exists wins, as when the cases were written one by one.
+# It returns the placed entities that cases outside the batch ($changed) link to: the concepts
+# above them now count those cases too (graph/case_counts.py recounts them).
 PLACEMENT_STATEMENTS: dict[str, str] = {
     entity_type.label: (
         "UNWIND $placements AS placement "
@@ -51,7 +55,10 @@ PLACEMENT_STATEMENTS: dict[str, str] = {
         "WITH e, names, collect(b.name) AS found "
         "WITH e, [name IN names WHERE name IN found][0] AS chosen WHERE chosen IS NOT NULL "
         f"MATCH (b:{entity_type.label} {{name: chosen}}) "
-        "MERGE (e)-[:BROADER]->(b)"
+        "MERGE (e)-[:BROADER]->(b) "
+        f"WITH e WHERE EXISTS {{ MATCH (e)<-[:{entity_type.relationship}]-(other:Case) "
+        "WHERE NOT other.case_id IN $changed } "
+        "RETURN elementId(e) AS placed"
     )
     for entity_type in ENTITY_TYPES
 }
@@ -60,9 +67,11 @@ CONCEPT_STATEMENTS: dict[str, str] = {
     entity_type.label: (
         "UNWIND $concepts AS concept "
         f"MERGE (e:{entity_type.label} {{name: concept.name}}) "
-        "SET e.aliases = concept.aliases, e.description = concept.description, e.known = 'taxonomy' "
+        "SET e.aliases = concept.aliases, e.description = concept.description, e.known = 'taxonomy', "
+        "e.case_count = coalesce(e.case_count, 0) "
         "WITH e, concept WHERE concept.broader IS NOT NULL "
         f"MERGE (b:{entity_type.label} {{name: concept.broader}}) "
+        "ON CREATE SET b.case_count = 0 "
         "MERGE (e)-[:BROADER]->(b)"
     )
     for entity_type in ENTITY_TYPES
@@ -149,10 +158,11 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
     `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
     when given, collects the stored hashes each attempt found (the first is what was there before
     this write began, whatever later attempts find). A fixed number of statements per batch,
-    whatever its size (at most 14): read the stored hashes, drop the updated cases' old links, set
-    the cases, then per entity type one statement for the entities and their links (rows grouped
-    by case, so each case is found once) and one for the placements of new entities, and remove
-    the extracted entities the batch left without a case.
+    whatever its size (at most 16): read the stored hashes, take the updated cases out of the case
+    counts and drop their old links, set the cases, then per entity type one statement for the
+    entities and their links (rows grouped by case, so each case is found once) and one for the
+    placements of new entities, add the cases to the counts, and remove the extracted entities the
+    batch left without a case. (A placement under cases from outside the batch adds a recount.)
     """
     previous = stored_hashes(tx, list(hashes))
     if seen is not None:
@@ -161,6 +171,7 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
     if not changed:
         return
     updated = [case.case_id for case in changed if previous[case.case_id] is not None]
+    shift_case_counts(tx, updated, -1)  # what the old links reached, before they go
     unlinked = tx.run(
         "UNWIND $case_ids AS case_id MATCH (:Case {case_id: case_id})-[r]->(e) WHERE type(r) IN $relationship_types "
         "WITH r, e, e.known = 'extracted' AS extracted DELETE r "
@@ -171,11 +182,17 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
            cases=[{"case_id": case.case_id, "properties": case_properties(case, hashes[case.case_id])}
                   for case in changed]).consume()
     rows = batch_rows(changed)
-    for statements, rows_by_label, name in ((LINK_STATEMENTS, rows.links, "cases"),
-                                            (PLACEMENT_STATEMENTS, rows.placements, "placements")):
-        for label, label_rows in rows_by_label.items():
-            if label_rows:
-                tx.run(statements[label], {name: label_rows}).consume()
+    changed_ids = [case.case_id for case in changed]
+    for label, label_rows in rows.links.items():
+        if label_rows:
+            tx.run(LINK_STATEMENTS[label], cases=label_rows).consume()
+    placed_under_others: list[str] = []
+    for label, label_rows in rows.placements.items():
+        if label_rows:
+            placed_under_others += [record["placed"] for record in
+                                    tx.run(PLACEMENT_STATEMENTS[label], placements=label_rows, changed=changed_ids)]
+    shift_case_counts(tx, changed_ids, 1)
+    recount_above(tx, placed_under_others)
     if unlinked and unlinked["ids"]:
         remove_orphaned_extracted_entities(tx, unlinked["ids"])
     if finished is not None:
@@ -237,6 +254,7 @@ def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
 
 def delete_case(driver: Driver, case_id: str) -> bool:
     def delete(tx: ManagedTransaction) -> bool:
+        shift_case_counts(tx, [case_id], -1)
         record = tx.run(
             "MATCH (c:Case {case_id: $case_id}) DETACH DELETE c RETURN count(*) AS deleted", case_id=case_id
         ).single()
@@ -248,7 +266,10 @@ def delete_case(driver: Driver, case_id: str) -> bool:
 
 
 def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
-    """Write every taxonomy concept and its broader link; MERGE makes reruns change nothing."""
+    """Write every taxonomy concept and its broader link; MERGE makes reruns change nothing.
+
+    A broader link that is new changes what the cases below it reach: then every count is redone.
+    """
     by_label: dict[str, list[dict[str, object]]] = {}
     for concept in concepts:
         by_label.setdefault(concept.type, []).append(
@@ -257,8 +278,11 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         )
 
     def write(tx: ManagedTransaction) -> None:
+        new_links = 0
         for label, rows in by_label.items():
-            tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume()
+            new_links += tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume().counters.relationships_created
+        if new_links:
+            recount_in(tx)
 
     with graph_errors(), driver.session() as session:
         session.execute_write(write)

@@ -55,6 +55,8 @@ class Entity(StructuredNode):
     aliases = ArrayProperty(StringProperty(), default=list)
     description = StringProperty(default="")
     known = StringProperty(default="taxonomy")  # taxonomy, or extracted for a new mention
+    # Cases linking to it or a narrower concept; the writes keep it exact (graph/case_counts.py).
+    case_count = IntegerProperty(default=0)
 
 
 def entity_node_class(entity_type: EntityType) -> type[Entity]:

@@ -73,8 +73,8 @@ def test_diagnose(graph):
 def test_cases_sharing_root_cause(graph):
     rows = graph.cases_sharing_root_cause("loss spike")
     assert [row["case"]["id"] for row in rows] == [
-        "llama-training-interrupts", "gpu-sdc-bytedance", "meta-sdc-fleet", "undated-note"]
-    assert [s["rootCause"]["name"] for s in rows[0]["sharedRootCauses"]] == ["silent data corruption", "software bug"]
+        "gpu-sdc-bytedance", "llama-training-interrupts", "meta-sdc-fleet", "undated-note"]
+    assert [s["rootCause"]["name"] for s in rows[1]["sharedRootCauses"]] == ["silent data corruption", "software bug"]
 
 
 def test_related_cases_via_any_spelling_of_a_type(graph):
