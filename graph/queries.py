@@ -191,13 +191,26 @@ def _case_match(shape: tuple[tuple[str, ...], bool, bool, bool]) -> str:
         lines.append(f"CALL db.index.fulltext.queryNodes('{CASE_TEXT_INDEX}', $text_query) YIELD node, score")
         lines.append(f"WITH node AS c, score{carried}")
         checks = concept_sets
-    elif concept_sets:
-        # Anchor on the first named type: walking from its concepts to cases beats scanning cases.
+    elif len(concept_sets) == 1:
+        # Walking from the named concepts to their cases beats scanning cases.
         entity_type, concepts = concept_sets[0]
-        rest = "".join(f", {other}" for _, other in concept_sets[1:])
         lines.append(f"UNWIND {concepts} AS anchor MATCH (anchor)<-[:{entity_type.relationship}]-(c:Case)")
-        lines.append(f"WITH DISTINCT c, 1.0 AS score{rest}")
-        checks = concept_sets[1:]
+        lines.append("WITH DISTINCT c, 1.0 AS score")
+        checks = []
+    elif concept_sets:
+        # Several types named: walk from the one with the fewest cases (the named concepts' stored
+        # case counts, graph/case_counts.py), chosen per request, and check the others on each case.
+        reaches = [
+            f"[reduce(cases = 0, root IN [concept IN {concepts} WHERE concept.name IN ${entity_type.key}_names] "
+            f"| cases + coalesce(root.case_count, 0)), {concepts}]"
+            for entity_type, concepts in concept_sets
+        ]
+        lines.append(f"WITH *, reduce(fewest = {reaches[0]}, pair IN [{', '.join(reaches[1:])}] "
+                     "| CASE WHEN pair[0] < fewest[0] THEN pair ELSE fewest END)[1] AS anchors")
+        # Every link from a case to an entity of the anchor's type is that type's relationship.
+        lines.append("UNWIND anchors AS anchor MATCH (anchor)<--(c:Case)")
+        lines.append(f"WITH DISTINCT c, 1.0 AS score{carried}")
+        checks = concept_sets
     else:
         lines.append("MATCH (c:Case)")
         lines.append("WITH c, 1.0 AS score")
