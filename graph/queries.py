@@ -298,10 +298,21 @@ CALL (concepts) {{
   RETURN collect({{cause: cause, showing_count: showing_count, first_showing: first_showing}}) AS per_cause
 }}
 CALL (per_cause) {{
+  MATCH (any_case:Case) WITH per_cause, count(any_case) AS case_total
   UNWIND range(0, size(per_cause) - 1) AS strength_rank
-  WITH strength_rank, per_cause[strength_rank] AS info
-  CALL (info) {{
-    WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id
+  WITH case_total, per_cause[strength_rank] AS info
+  WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id, case_total
+  WITH cause, showing_count, first_id, case_total, COUNT {{ (cause)<-[:HAS_ROOT_CAUSE]-() }} AS degree
+  CALL (cause, showing_count, first_id, degree, case_total) {{
+    // A cause of many cases: walk all cases in id order (the index gives it) until the page is
+    // full, about limit * case_total / degree of them; else sort the cause's own cases.
+    WITH * WHERE degree * degree > $limit * case_total
+    MATCH (other:Case) USING INDEX other:Case(case_id)
+    WHERE other.case_id >= '' AND (showing_count > 1 OR first_id <> other.case_id)
+      AND EXISTS {{ (other)-[:HAS_ROOT_CAUSE]->(cause) }}
+    RETURN other ORDER BY other.case_id LIMIT $limit
+    UNION ALL
+    WITH * WHERE degree * degree <= $limit * case_total
     MATCH (cause)<-[:HAS_ROOT_CAUSE]-(other:Case)
     WHERE showing_count > 1 OR first_id <> other.case_id
     RETURN other ORDER BY other.case_id LIMIT $limit
