@@ -7,6 +7,7 @@ api/diagnosis_ranking.py. `run_diagnosis` is what the resolver and the leave-one
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -100,13 +101,21 @@ async def run_diagnosis(reader: GraphReader, text: str | None = None, symptoms: 
     reading, vector = await anyio.to_thread.run_sync(read_input, text, symptoms, known)
     given = [{"name": s.symptom, "weight": s.similarity * idf(shown.get(s.symptom, 0), case_count)}
              for s in reading.symptoms]
-    by_symptoms = await reader.rows(queries.SYMPTOM_CASES, symptoms=[g for g in given if g["weight"] > 0],
-                                    exclude=excluded, pool=SYMPTOM_POOL)
-    by_meaning = await reader.rows(queries.NEAREST_CASES, vector=list(vector), exclude=excluded,
-                                   pool=MEANING_POOL) if vector is not None else []
+
+    async def nearest_by_meaning() -> list[dict[str, Any]]:
+        if vector is None:
+            return []
+        return await reader.rows(queries.NEAREST_CASES, vector=list(vector), exclude=excluded, pool=MEANING_POOL)
+
+    # Three independent reads: Neo4j runs them side by side.
+    by_symptoms, by_meaning, concept_rows = await asyncio.gather(
+        reader.rows(queries.SYMPTOM_CASES, symptoms=[g for g in given if g["weight"] > 0],
+                    exclude=excluded, pool=SYMPTOM_POOL),
+        nearest_by_meaning(),
+        reader.rows(queries.ROOT_CAUSE_CONCEPTS, exclude=excluded, limit=MAX_CONCEPTS),
+    )
     weights = case_weights({row["case_id"]: row["weight"] for row in by_symptoms},
                            {row["case_id"]: row["meaning"] for row in by_meaning})
-    concept_rows = await reader.rows(queries.ROOT_CAUSE_CONCEPTS, exclude=excluded, limit=MAX_CONCEPTS)
     concepts = {row["name"]: Concept(tuple(row["chain"]), row["cases"]) for row in concept_rows}
     cause_rows = await reader.rows(queries.CASE_CAUSES, case_ids=sorted(weights), limit=MAX_CAUSE_LINKS)
     links = await anyio.to_thread.run_sync(placed_links, cause_rows, concepts)
