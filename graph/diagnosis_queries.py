@@ -17,18 +17,25 @@ HAS_SYMPTOM = SYMPTOM.relationship
 HAS_ROOT_CAUSE = ROOT_CAUSE.relationship
 
 
-def excluded_cases_reaching(variable: str, relationship: str) -> str:
-    """A subquery: `excluded`, how many of the $exclude cases link to `variable` or a narrower concept.
+def excluded_reach(relationship: str) -> str:
+    """A subquery: `excluded_reach`, each concept the $exclude cases reach through `relationship` (a
+    link, then broader concepts) with how many of them reach it. Read from the excluded cases, so it
+    costs a few seeks: none, or one case in a leave-one-out step.
 
-    Each entity stores the count of all its cases (graph/case_counts.py); taking away the excluded
-    ones (none, or the one case of a leave-one-out step) costs a few index seeks, not a count over
-    the graph.
+    Each entity stores the count of all its cases (graph/case_counts.py); `excluded_from` takes
+    these away, so no count over the graph is needed.
     """
-    return f"""CALL ({variable}) {{
+    return f"""CALL () {{
   UNWIND $exclude AS case_id
-  MATCH (:Case {{case_id: case_id}})-[:{relationship}]->()-[:{BROADER}*0..]->({variable})
-  RETURN count(DISTINCT case_id) AS excluded
+  MATCH (:Case {{case_id: case_id}})-[:{relationship}]->()-[:{BROADER}*0..]->(reached)
+  WITH reached, count(DISTINCT case_id) AS cases
+  RETURN collect({{concept: reached, cases: cases}}) AS excluded_reach
 }}"""
+
+
+def excluded_from(variable: str) -> str:
+    """How many of the excluded cases reach the concept `variable` (after `excluded_reach`)."""
+    return f"coalesce([item IN excluded_reach WHERE item.concept = {variable}][0].cases, 0)"
 
 
 # How many cases the graph holds outside $exclude (Neo4j answers count(c) from its count store).
@@ -43,9 +50,9 @@ CASES_OUTSIDE_EXCLUDED = """CALL () {
 # vocabulary phrases are matched against, and each symptom's document frequency (for its IDF).
 SYMPTOM_VOCABULARY = f"""
 {CASES_OUTSIDE_EXCLUDED}
+{excluded_reach(HAS_SYMPTOM)}
 MATCH (s:Symptom) WHERE s.case_count > 0
-{excluded_cases_reaching("s", HAS_SYMPTOM)}
-WITH case_count, s, s.case_count - excluded AS shown WHERE shown > 0
+WITH case_count, s, s.case_count - {excluded_from("s")} AS shown WHERE shown > 0
 ORDER BY shown DESC, s.name
 LIMIT $limit
 RETURN case_count, s.name AS name, coalesce(s.aliases, []) AS aliases, shown
@@ -91,10 +98,10 @@ LIMIT $limit
 # cases whose root cause is it or a narrower one: what extracted causes are placed under, and the
 # prior share of each cause within its group.
 ROOT_CAUSE_CONCEPTS = f"""
+{excluded_reach(HAS_ROOT_CAUSE)}
 MATCH (r:RootCause) WHERE r.known = 'taxonomy'
 MATCH chain = (r)-[:{BROADER}*0..]->(top:RootCause) WHERE NOT (top)-[:{BROADER}]->()
-{excluded_cases_reaching("r", HAS_ROOT_CAUSE)}
-RETURN r.name AS name, [n IN nodes(chain) | n.name] AS chain, coalesce(r.case_count, 0) - excluded AS cases,
+RETURN r.name AS name, [n IN nodes(chain) | n.name] AS chain, coalesce(r.case_count, 0) - {excluded_from("r")} AS cases,
        {entity_map("r")} AS entity
 ORDER BY name
 LIMIT $limit
