@@ -21,6 +21,7 @@ import pytest
 
 from incident_graph.graph import server
 from incident_graph.graph.admin import reset_data
+from incident_graph.graph.case_counts import case_count_drift
 from incident_graph.graph.connection import open_driver
 from incident_graph.ingest.ingestion import BATCH_SIZE
 from tests.network import free_port
@@ -94,6 +95,7 @@ def test_sigkill_at_random_points_loses_nothing_and_never_shows_a_half_written_c
         graph = snapshot(empty_graph)
         problems = partial_problems(graph, reference.graph, reference.order)
         assert not problems, f"after kill {number} ({kind}):\n" + "\n".join(problems[:20])
+        assert case_count_drift(empty_graph) == [], f"after kill {number} ({kind})"
         log.append((kind, point, len(graph.cases()), len(graph.nodes)))
     counts = finished_cleanly(start_ingest(neo4j_settings, reference.folder, tmp_path / "logs", "rerun"))
     added, updated, skipped, failed = map(int, counts.groups())
@@ -150,6 +152,7 @@ def test_neo4j_stopped_mid_ingest_reports_what_was_not_written_and_a_rerun_compl
         stored = graph.cases()
         problems = partial_problems(graph, reference.graph, reference.order)
         assert not problems, "\n".join(problems[:20])
+        assert case_count_drift(driver) == []
         # Every write-up missing from the graph is reported. The one whose commit was in flight when
         # the server went may have landed although the driver could not hear so (IncompleteCommit).
         assert set(reference.order) - stored <= reported
