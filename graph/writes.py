@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import Driver, ManagedTransaction, RoutingControl
 from neo4j.exceptions import IncompleteCommit
 
 from incident_graph.graph.case_counts import recount_above, recount_in, shift_case_counts
+from incident_graph.graph.connection import causal_session
 from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
@@ -229,7 +230,7 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
         with graph_errors():
             for attempt in range(1, COMMIT_ATTEMPTS + 1):
                 try:
-                    with driver.session() as session:
+                    with causal_session(driver) as session:
                         session.execute_write(replace_cases, cases, hashes, seen, finished)
                     break
                 except IncompleteCommit:
@@ -261,7 +262,7 @@ def delete_case(driver: Driver, case_id: str) -> bool:
         remove_orphaned_extracted_entities(tx)
         return bool(record and record["deleted"])
 
-    with graph_errors(), driver.session() as session:
+    with graph_errors(), causal_session(driver) as session:
         return session.execute_write(delete)
 
 
@@ -284,26 +285,30 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         if new_links:
             recount_in(tx)
 
-    with graph_errors(), driver.session() as session:
+    with graph_errors(), causal_session(driver) as session:
         session.execute_write(write)
 
 
 def stored_input_hashes(driver: Driver, case_ids: list[str]) -> dict[str, str]:
-    """case id -> the input hash stored with it, for the cases the graph already holds."""
+    """case id -> the input hash stored with it, for the cases the graph already holds.
+
+    A read (a follower may answer): one a little behind only means a write-up is parsed again, and
+    writing it is then a no-op, since the write transaction compares content hashes on the leader."""
     with graph_errors():
         records = driver.execute_query(
             "MATCH (c:Case) WHERE c.case_id IN $case_ids RETURN c.case_id AS id, c.input_hash AS hash",
-            case_ids=case_ids,
+            case_ids=case_ids, routing_=RoutingControl.READ,
         ).records
     return {record["id"]: record["hash"] for record in records if record["hash"]}
 
 
 def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
-    """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
+    """(label, name) of entities earlier write-ups added, so new mentions merge into them (a read,
+    like stored_input_hashes)."""
     with graph_errors():
         records = driver.execute_query(
             "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
             "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
-            labels=list(LABELS),
+            labels=list(LABELS), routing_=RoutingControl.READ,
         ).records
     return [(record["label"], record["name"]) for record in records]

@@ -39,7 +39,9 @@ def log_to_stderr() -> None:
     # handler Python prints a bare WARNING message).
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
-UriOption = typer.Option(None, "--uri", help="Bolt URI [env NEO4J_URI, default bolt://127.0.0.1:7687].")
+UriOption = typer.Option(
+    None, "--uri", help="Neo4j URI: bolt:// for one server, neo4j:// for a cluster or Aura (routing), +s for TLS "
+                        "[env NEO4J_URI, default bolt://127.0.0.1:7687].")
 UserOption = typer.Option(None, "--user", help="Neo4j user [env NEO4J_USER, default neo4j].")
 PasswordOption = typer.Option(None, "--password", help="Neo4j password [env NEO4J_PASSWORD].")
 
