@@ -86,10 +86,17 @@ class WriteOutcome:
 
 
 def stored_hashes(tx: ManagedTransaction, case_ids: list[str]) -> dict[str, str | None]:
-    """The content hash stored for each case id (None: no such case)."""
+    """The content hash stored for each case id (None: no such case), read under the case's write lock.
+
+    Two writers of one case at once (ingest on two machines) would otherwise both read the hash
+    from before either committed, and the later one would keep the other's links beside its own.
+    With the lock the later one waits, then finds the other's hash and replaces the case whole. A
+    new case is created bare here (under the lock of its unique id) and set by this transaction.
+    Locks are taken in id order, so two batches sharing cases do not deadlock on them.
+    """
     records = tx.run(
-        "UNWIND $case_ids AS case_id OPTIONAL MATCH (c:Case {case_id: case_id}) "
-        "RETURN case_id, c.content_hash AS hash", case_ids=case_ids)
+        "UNWIND $case_ids AS case_id MERGE (c:Case {case_id: case_id}) SET c._lock = true REMOVE c._lock "
+        "RETURN case_id, c.content_hash AS hash", case_ids=sorted(case_ids))
     return {record["case_id"]: record["hash"] for record in records}
 
 
@@ -159,8 +166,8 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
     `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
     when given, collects the stored hashes each attempt found (the first is what was there before
     this write began, whatever later attempts find). A fixed number of statements per batch,
-    whatever its size (at most 16): read the stored hashes, take the updated cases out of the case
-    counts and drop their old links, set the cases, then per entity type one statement for the
+    whatever its size (at most 16): lock the cases and read their stored hashes, take the updated
+    cases out of the case counts and drop their old links, set the cases, then per entity type one statement for the
     entities and their links (rows grouped by case, so each case is found once) and one for the
     placements of new entities, add the cases to the counts, and remove the extracted entities the
     batch left without a case. (A placement under cases from outside the batch adds a recount.)
