@@ -60,10 +60,11 @@ def test_the_same_writeups_ingested_twice_at_once_make_the_graph_of_one_run(
     reset_data(empty_graph)
 
     counts = at_once(routing_settings, [folder, folder], tmp_path / "logs", "twice")
-    # Each case is added by one of them at least (by both when both found it absent before either
-    # committed: the second then sets the same properties and merges the same links).
-    assert [failed for *_, failed in counts] == [0, 0]
-    assert sum(added for added, *_ in counts) >= DOCUMENTS
+    # Each case is added by one of them and found unchanged by the other (which waited for the
+    # first one's lock on the case, or skipped it before parsing).
+    assert [(updated, failed) for _, updated, _, failed in counts] == [(0, 0), (0, 0)]
+    assert [added + skipped for added, _, skipped, _ in counts] == [DOCUMENTS, DOCUMENTS]
+    assert sum(added for added, *_ in counts) == DOCUMENTS
     graph = snapshot(empty_graph)
     assert not differences(graph, one_run), differences(graph, one_run)
     assert graph.counts() == one_run.counts()
