@@ -2,9 +2,10 @@
 processes at once, each with its own driver on the routing URI (`neo4j://`), as on two machines.
 
 Disjoint parts of a corpus leave every case once and no node or relationship twice (snapshot()
-refuses a duplicate), and re-running both at once changes nothing. The same write-ups ingested by
-both at once make the graph one run makes. Small batches, so the two write many transactions each
-while the other writes (both also write the whole taxonomy at the same moment on start).
+refuses a duplicate) with every entity's case count exact, and re-running both at once changes
+nothing. The same write-ups ingested by both at once make the graph one run makes. Small batches,
+so the two write many transactions each while the other writes (both also write the whole
+taxonomy at the same moment on start).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from neo4j import Driver
 
 from incident_graph.config import Settings
 from incident_graph.graph.admin import reset_data
+from incident_graph.graph.case_counts import case_count_drift
 from tests.reliability.harness import differences, finished_cleanly, generate_corpus, snapshot, start_ingest
 
 DOCUMENTS = 24
@@ -46,6 +48,7 @@ def test_disjoint_parts_ingested_at_once_leave_every_case_once_and_a_rerun_chang
     assert at_once(routing_settings, [first, second], tmp_path / "logs", "disjoint") == [(DOCUMENTS // 2, 0, 0, 0)] * 2
     graph = snapshot(empty_graph)  # fails on two nodes of one key or two relationships of one kind between two nodes
     assert graph.cases() == set(case_ids)
+    assert case_count_drift(empty_graph) == []  # both kept the entities' case counts exact
 
     assert at_once(routing_settings, [first, second], tmp_path / "logs", "rerun") == [(0, 0, DOCUMENTS // 2, 0)] * 2
     assert not differences(snapshot(empty_graph), graph)
@@ -67,4 +70,5 @@ def test_the_same_writeups_ingested_twice_at_once_make_the_graph_of_one_run(
     assert sum(added for added, *_ in counts) == DOCUMENTS
     graph = snapshot(empty_graph)
     assert not differences(graph, one_run), differences(graph, one_run)
+    assert case_count_drift(empty_graph) == []
     assert graph.counts() == one_run.counts()
