@@ -10,6 +10,7 @@ import time
 import pytest
 from neo4j import Driver
 
+from incident_graph.graph.case_counts import case_count_drift
 from incident_graph.graph.writes import WriteOutcome, replace_cases, write_case, write_cases
 
 from .test_writes import case_links, renamed, sample_case
@@ -47,3 +48,4 @@ def test_a_version_written_while_another_is_uncommitted_replaces_it_whole(before
     assert case_links(empty_graph) == [("sample-sdc", "INVOLVES_COMPONENT", "GPU")]
     stored = empty_graph.execute_query("MATCH (c:Case) RETURN c.content_hash AS hash").records
     assert [record["hash"] for record in stored] == [second.content_hash]
+    assert case_count_drift(empty_graph) == []  # the first version's counts taken back, the second's added
