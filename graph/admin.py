@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from neo4j import Driver
+from neo4j import Driver, Record, RoutingControl
 
 from incident_graph.graph.case_counts import recount_if_uncounted
 from incident_graph.schema.entity_types import LABELS
@@ -82,39 +82,42 @@ def install_constraints_and_indexes(driver: Driver) -> None:
 
 
 def graph_status(driver: Driver, uri: str) -> GraphStatus:
-    component = driver.execute_query(
-        "CALL dbms.components() YIELD versions, edition RETURN versions[0] AS version, edition"
-    ).records[0]
+    """Read transactions, which a cluster's follower may answer (the leader is for writes)."""
+
+    def read(query: str) -> list[Record]:
+        return driver.execute_query(query, routing_=RoutingControl.READ).records
+
+    component = read("CALL dbms.components() YIELD versions, edition RETURN versions[0] AS version, edition")[0]
     constraints = [
         {"name": r["name"], "type": r["type"], "labels": r["labelsOrTypes"], "properties": r["properties"]}
-        for r in driver.execute_query(
+        for r in read(
             "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties RETURN * ORDER BY name"
-        ).records
+        )
     ]
     indexes = [
         {"name": r["name"], "type": r["type"], "labels": r["labelsOrTypes"],
          "properties": r["properties"], "state": r["state"]}
-        for r in driver.execute_query(
+        for r in read(
             "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state "
             "WHERE type <> 'LOOKUP' RETURN * ORDER BY name"
-        ).records
+        )
     ]
     # One count-store lookup per label (labels are from the closed set, never input).
     nodes = {
-        label: driver.execute_query(f"MATCH (n:{label}) RETURN count(n) AS count").records[0]["count"]
+        label: read(f"MATCH (n:{label}) RETURN count(n) AS count")[0]["count"]
         for label in INCIDENT_LABELS
     }
     relationships = {
         r["type"]: r["count"]
-        for r in driver.execute_query(
+        for r in read(
             "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS count ORDER BY type"
-        ).records
+        )
     }
     extraction_models = {
         r["model"]: r["count"]
-        for r in driver.execute_query(
+        for r in read(
             "MATCH (c:Case) RETURN coalesce(c.extraction_model, '') AS model, count(*) AS count ORDER BY model"
-        ).records
+        )
     }
     return GraphStatus(
         uri=uri,

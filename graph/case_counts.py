@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from neo4j import Driver, ManagedTransaction
 
+from incident_graph.graph.connection import causal_session
 from incident_graph.schema.entity_types import BROADER, ENTITY_TYPES, LABELS, RELATIONSHIPS, EntityType
 
 # The distinct concepts each case reaches (linked entities and everything broader), one row per
@@ -101,7 +102,7 @@ def recount_in(tx: ManagedTransaction) -> None:
 
 def recount_case_counts(driver: Driver) -> None:
     """Recompute every entity's count in one transaction."""
-    with driver.session() as session:
+    with causal_session(driver) as session:
         session.execute_write(recount_in)
 
 

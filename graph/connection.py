@@ -1,8 +1,13 @@
-"""The one place that opens connections to Neo4j: the driver, and neomodel on top of it."""
+"""The one place that opens connections to Neo4j: the driver, its sessions, and neomodel on top of it.
+
+Any URI the driver takes works: `bolt://` (one server) or `neo4j://` (routing: a cluster or Aura,
+writes to the leader and read transactions to followers and read replicas), each with `+s` (TLS,
+verified certificate) or `+ssc` (TLS, self-signed certificate) (SCALING.md).
+"""
 
 from __future__ import annotations
 
-from neo4j import Driver, GraphDatabase, NotificationDisabledClassification
+from neo4j import WRITE_ACCESS, Driver, GraphDatabase, NotificationDisabledClassification, Session
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from incident_graph.config import Settings
@@ -22,6 +27,15 @@ def open_driver(settings: Settings, acquisition_timeout: float = 60.0) -> Driver
         # Neo4j does not know them yet and would warn on every query ("property key does not exist").
         notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
     )
+
+
+def causal_session(driver: Driver, access_mode: str = WRITE_ACCESS, **config: object) -> Session:
+    """A session in the process's causal chain: every session, and `driver.execute_query`, shares
+    the driver's bookmark manager, so on a cluster a read transaction sent to a follower waits until
+    that follower has every write this process has made or seen (read your own writes, and never
+    an older graph than an earlier read). On one server bookmarks cost nothing."""
+    return driver.session(default_access_mode=access_mode, bookmark_manager=driver.execute_query_bookmark_manager,
+                          **config)  # type: ignore[arg-type]
 
 
 def connect(settings: Settings) -> Driver:

@@ -11,6 +11,7 @@ from typing import Any
 
 from neo4j import READ_ACCESS, Driver, ManagedTransaction, unit_of_work
 
+from incident_graph.graph.connection import causal_session
 from incident_graph.graph.errors import graph_errors
 
 # A request should fail within seconds when Neo4j is gone, not after the driver's default 30 s of
@@ -23,7 +24,8 @@ QueryTrace = Callable[[str, dict[str, Any]], None]
 def run_read(driver: Driver, query: str, parameters: dict[str, Any], timeout_s: float,
              trace: QueryTrace | None = None) -> list[dict[str, Any]]:
     """The records as dicts. Neo4j stops the query after `timeout_s` (QueryTimedOut); an unreachable
-    Neo4j is GraphUnavailable (graph/errors.py)."""
+    Neo4j is GraphUnavailable (graph/errors.py). A read transaction: through a `neo4j://` URI it
+    goes to a follower or read replica, and Neo4j refuses any write in it."""
 
     @unit_of_work(timeout=timeout_s)
     def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
@@ -32,5 +34,5 @@ def run_read(driver: Driver, query: str, parameters: dict[str, Any], timeout_s: 
     if trace is not None:
         trace(query, parameters)
     with graph_errors():
-        with driver.session(default_access_mode=READ_ACCESS, max_transaction_retry_time=READ_RETRY_S) as session:
-            return session.execute_read(work)
+        with causal_session(driver, READ_ACCESS, max_transaction_retry_time=READ_RETRY_S) as reading:
+            return reading.execute_read(work)

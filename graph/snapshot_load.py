@@ -17,6 +17,7 @@ from typing import Any
 from neo4j import Driver, ManagedTransaction
 
 from incident_graph.graph.case_counts import recount_case_counts
+from incident_graph.graph.connection import causal_session
 from incident_graph.graph.errors import graph_errors
 from incident_graph.graph.snapshot import (
     CASE_KIND,
@@ -158,7 +159,7 @@ def write_snapshot_lines(driver: Driver, lines: Iterable[str], batch_lines: int,
     def flush() -> None:
         nonlocal batch
         if batch.size:
-            with graph_errors(), driver.session() as session:
+            with graph_errors(), causal_session(driver) as session:
                 session.execute_write(write_batch, batch)
             summary.entities += sum(len(rows) for rows in batch.entities.values())
             summary.cases += len(batch.cases)

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import Driver, ManagedTransaction, RoutingControl
 from neo4j.exceptions import IncompleteCommit
 
 from incident_graph.graph.case_counts import recount_above, recount_in, shift_case_counts
+from incident_graph.graph.connection import causal_session
 from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
 from incident_graph.schema.models import Case, Evidence, property_names
@@ -85,10 +86,17 @@ class WriteOutcome:
 
 
 def stored_hashes(tx: ManagedTransaction, case_ids: list[str]) -> dict[str, str | None]:
-    """The content hash stored for each case id (None: no such case)."""
+    """The content hash stored for each case id (None: no such case), read under the case's write lock.
+
+    Two writers of one case at once (ingest on two machines) would otherwise both read the hash
+    from before either committed, and the later one would keep the other's links beside its own.
+    With the lock the later one waits, then finds the other's hash and replaces the case whole. A
+    new case is created bare here (under the lock of its unique id) and set by this transaction.
+    Locks are taken in id order, so two batches sharing cases do not deadlock on them.
+    """
     records = tx.run(
-        "UNWIND $case_ids AS case_id OPTIONAL MATCH (c:Case {case_id: case_id}) "
-        "RETURN case_id, c.content_hash AS hash", case_ids=case_ids)
+        "UNWIND $case_ids AS case_id MERGE (c:Case {case_id: case_id}) SET c._lock = true REMOVE c._lock "
+        "RETURN case_id, c.content_hash AS hash", case_ids=sorted(case_ids))
     return {record["case_id"]: record["hash"] for record in records}
 
 
@@ -158,8 +166,8 @@ def replace_cases(tx: ManagedTransaction, cases: list[ExtractedCase], hashes: di
     `hashes` holds each case's content hash (computed once: it serialises the whole case). `seen`,
     when given, collects the stored hashes each attempt found (the first is what was there before
     this write began, whatever later attempts find). A fixed number of statements per batch,
-    whatever its size (at most 16): read the stored hashes, take the updated cases out of the case
-    counts and drop their old links, set the cases, then per entity type one statement for the
+    whatever its size (at most 16): lock the cases and read their stored hashes, take the updated
+    cases out of the case counts and drop their old links, set the cases, then per entity type one statement for the
     entities and their links (rows grouped by case, so each case is found once) and one for the
     placements of new entities, add the cases to the counts, and remove the extracted entities the
     batch left without a case. (A placement under cases from outside the batch adds a recount.)
@@ -229,7 +237,7 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
         with graph_errors():
             for attempt in range(1, COMMIT_ATTEMPTS + 1):
                 try:
-                    with driver.session() as session:
+                    with causal_session(driver) as session:
                         session.execute_write(replace_cases, cases, hashes, seen, finished)
                     break
                 except IncompleteCommit:
@@ -261,7 +269,7 @@ def delete_case(driver: Driver, case_id: str) -> bool:
         remove_orphaned_extracted_entities(tx)
         return bool(record and record["deleted"])
 
-    with graph_errors(), driver.session() as session:
+    with graph_errors(), causal_session(driver) as session:
         return session.execute_write(delete)
 
 
@@ -284,26 +292,30 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         if new_links:
             recount_in(tx)
 
-    with graph_errors(), driver.session() as session:
+    with graph_errors(), causal_session(driver) as session:
         session.execute_write(write)
 
 
 def stored_input_hashes(driver: Driver, case_ids: list[str]) -> dict[str, str]:
-    """case id -> the input hash stored with it, for the cases the graph already holds."""
+    """case id -> the input hash stored with it, for the cases the graph already holds.
+
+    A read (a follower may answer): one a little behind only means a write-up is parsed again, and
+    writing it is then a no-op, since the write transaction compares content hashes on the leader."""
     with graph_errors():
         records = driver.execute_query(
             "MATCH (c:Case) WHERE c.case_id IN $case_ids RETURN c.case_id AS id, c.input_hash AS hash",
-            case_ids=case_ids,
+            case_ids=case_ids, routing_=RoutingControl.READ,
         ).records
     return {record["id"]: record["hash"] for record in records if record["hash"]}
 
 
 def existing_extracted_names(driver: Driver) -> list[tuple[str, str]]:
-    """(label, name) of entities earlier write-ups added, so new mentions merge into them."""
+    """(label, name) of entities earlier write-ups added, so new mentions merge into them (a read,
+    like stored_input_hashes)."""
     with graph_errors():
         records = driver.execute_query(
             "MATCH (e) WHERE e.known = 'extracted' AND any(label IN labels(e) WHERE label IN $labels) "
             "RETURN [label IN labels(e) WHERE label IN $labels][0] AS label, e.name AS name",
-            labels=list(LABELS),
+            labels=list(LABELS), routing_=RoutingControl.READ,
         ).records
     return [(record["label"], record["name"]) for record in records]

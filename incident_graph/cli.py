@@ -39,7 +39,9 @@ def log_to_stderr() -> None:
     # handler Python prints a bare WARNING message).
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
-UriOption = typer.Option(None, "--uri", help="Bolt URI [env NEO4J_URI, default bolt://127.0.0.1:7687].")
+UriOption = typer.Option(
+    None, "--uri", help="Neo4j URI: bolt:// for one server, neo4j:// for a cluster or Aura (routing), +s for TLS "
+                        "[env NEO4J_URI, default bolt://127.0.0.1:7687].")
 UserOption = typer.Option(None, "--user", help="Neo4j user [env NEO4J_USER, default neo4j].")
 PasswordOption = typer.Option(None, "--password", help="Neo4j password [env NEO4J_PASSWORD].")
 
@@ -149,6 +151,18 @@ def read_inputs(paths: list[str], include: list[str], max_bytes: int) -> list["o
     return items
 
 
+# Parsing processes of an ingest, for `ingest` and `up` alike (None: ingest/ingestion.py default_workers).
+WorkersOption = typer.Option(
+    None, "--workers", metavar="N", min=0,
+    help="Worker processes that parse write-ups (default: one per core; 0: parse in this process).")
+
+
+def worker_count(workers: int | None) -> int:
+    from incident_graph.ingest.ingestion import default_workers
+
+    return default_workers() if workers is None else workers
+
+
 class CasesPerSecondColumn(ProgressColumn):
     """The progress bar's rate: cases done per second (rich's estimate over the last 30 s)."""
 
@@ -161,9 +175,7 @@ def ingest(
     paths: list[str] = PathsArgument,
     include: list[str] = IncludeOption,
     max_bytes: int = MaxBytesOption,
-    workers: Optional[int] = typer.Option(
-        None, "--workers", metavar="N", min=0,
-        help="Worker processes that parse write-ups (default: one per core; 0: parse in this process)."),
+    workers: Optional[int] = WorkersOption,
     batch_size: int = typer.Option(100, "--batch-size", metavar="CASES", min=1,
                                    help="Cases written per transaction at most."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the failures as JSON to this file."),
@@ -179,7 +191,7 @@ def ingest(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from incident_graph.graph.admin import install_constraints_and_indexes
-    from incident_graph.ingest.ingestion import default_workers, ingest_writeups, write_report
+    from incident_graph.ingest.ingestion import ingest_writeups, write_report
 
     items = read_inputs(paths, include, max_bytes)
     errors.print(f"extracting with {extraction_model_now()}", highlight=False)
@@ -190,7 +202,7 @@ def ingest(
         with Progress(*columns, console=errors, transient=True) as bar:
             task = bar.add_task("", total=len(items))
             summary = ingest_writeups(
-                driver, items, workers=default_workers() if workers is None else workers, batch_size=batch_size,
+                driver, items, workers=worker_count(workers), batch_size=batch_size,
                 progress=lambda done, total, origin: bar.update(task, completed=done, description=Path(origin).name),
             )
     for failure in summary.failed:
@@ -372,6 +384,7 @@ def up(
                                         help="Use the Neo4j at --uri (NEO4J_URI) as it is; do not start one."),
     corpus: Optional[list[Path]] = typer.Option(None, "--corpus", metavar="PATH",
                                                 help="Write-ups to ingest [default: the bundled corpus]."),
+    workers: Optional[int] = WorkersOption,
     token: Optional[str] = TokenOption,
     uri: Optional[str] = UriOption,
     user: Optional[str] = UserOption,
@@ -395,7 +408,7 @@ def up(
     with connected(settings) as driver:
         install_constraints_and_indexes(driver)
         errors.print("Ingesting the corpus...", highlight=False)
-        summary = ingest_paths(driver, corpus or [bundled_corpus_dir()])
+        summary = ingest_paths(driver, corpus or [bundled_corpus_dir()], workers=worker_count(workers))
     for failure in summary.failed:
         errors.print(f"[red]failed[/] {failure.origin}: {failure.message}", highlight=False, soft_wrap=True)
     console.print(f"cases: {len(summary.added)} added, {len(summary.updated)} updated, "

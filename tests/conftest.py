@@ -7,6 +7,7 @@ on its own port and state folder, stopped again when the session ends.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Iterator
@@ -60,6 +61,14 @@ def neo4j_settings() -> Iterator[Settings]:
     yield settings
     if started_here:
         server.stop(settings)
+
+
+@pytest.fixture(scope="session")
+def routing_settings(neo4j_settings: Settings) -> Settings:
+    """The same server through the routing driver (`neo4j://`), the way a cluster or Aura is
+    reached: a single Neo4j 5 answers the routing protocol, naming itself writer and reader."""
+    scheme, address = neo4j_settings.uri.split("://", 1)
+    return dataclasses.replace(neo4j_settings, uri=f"neo4j{scheme.removeprefix('bolt').removeprefix('neo4j')}://{address}")
 
 
 @pytest.fixture(scope="session")

@@ -115,3 +115,28 @@ def test_up_takes_the_connection_and_limit_options_of_serve():
     commands = {command.name: command for command in typer.main.get_command(app).commands.values()}
     options = {name: {opt for param in command.params for opt in param.opts} for name, command in commands.items()}
     assert options["serve"] <= options["up"]
+
+
+def test_up_takes_the_workers_option_of_ingest():
+    import typer
+
+    commands = {command.name: command for command in typer.main.get_command(app).commands.values()}
+    workers = {name: next(param for param in commands[name].params if "--workers" in param.opts)
+               for name in ("ingest", "up")}
+    assert workers["up"].help == workers["ingest"].help and workers["up"].default is workers["ingest"].default is None
+
+
+def test_up_ingests_its_corpus_in_worker_processes_then_serves(env, tmp_path, monkeypatch):
+    import incident_graph.api.app
+
+    served = []
+    monkeypatch.setattr(incident_graph.api.app, "serve", lambda settings, **options: served.append(options))
+    (tmp_path / "dns.md").write_text("# DNS down\n\nA DDoS attack overloaded the DNS servers.\n")
+    (tmp_path / "gpu.md").write_text("# GPU trouble\n\nThe loss spiked because of silent data corruption in one GPU.\n")
+    result = runner.invoke(app, ["up", "--external-neo4j", "--corpus", str(tmp_path), "--workers", "1",
+                                 "--port", "8123"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "cases: 2 added, 0 updated, 0 unchanged, 0 failed" in result.stdout
+    assert [options["port"] for options in served] == [8123]
+    again = runner.invoke(app, ["up", "--external-neo4j", "--corpus", str(tmp_path), "--workers", "0"], env=env)
+    assert again.exit_code == 0 and "cases: 0 added, 0 updated, 2 unchanged" in again.stdout

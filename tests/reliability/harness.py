@@ -223,14 +223,25 @@ class IngestRun:
         return self.stdout.read_text(errors="replace"), self.stderr.read_text(errors="replace")
 
 
-def start_ingest(settings: Settings, folder: Path, logs: Path, name: str, report: Path | None = None) -> IngestRun:
+def start_ingest(settings: Settings, folder: Path, logs: Path, name: str, report: Path | None = None,
+                 options: tuple[str, ...] = ()) -> IngestRun:
+    """`ingest` of `folder` as its own process; `options` go on its command line."""
     logs.mkdir(parents=True, exist_ok=True)
     stdout, stderr = logs / f"{name}.out", logs / f"{name}.err"
-    command = INGEST + [str(folder)] + (["--report", str(report)] if report else [])
+    command = INGEST + [str(folder), *options] + (["--report", str(report)] if report else [])
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                    env=ingest_env(settings), cwd=REPO)
     return IngestRun(process, stdout, stderr, time.monotonic())
+
+
+def finished_cleanly(run: IngestRun) -> re.Match:
+    """The counts the run printed, once it has exited 0."""
+    assert run.wait() == 0, run.output()
+    stdout, _ = run.output()
+    counts = re.search(r"cases: (\d+) added, (\d+) updated, (\d+) skipped \(unchanged\), (\d+) failed", stdout)
+    assert counts, stdout
+    return counts
 
 
 def case_count(driver: Driver) -> int:

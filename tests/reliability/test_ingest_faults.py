@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import shutil
 import time
 from dataclasses import replace
@@ -25,9 +24,9 @@ from incident_graph.graph.case_counts import case_count_drift
 from incident_graph.graph.connection import open_driver
 from incident_graph.ingest.ingestion import BATCH_SIZE
 from tests.network import free_port
-from tests.reliability.harness import (IngestRun, ResettingProxy, Snapshot, case_count, differences, generate_corpus,
-                                       open_write_transaction, partial_problems, prefix_of, snapshot, start_ingest,
-                                       wait_for_cases)
+from tests.reliability.harness import (ResettingProxy, Snapshot, case_count, differences, finished_cleanly,
+                                       generate_corpus, open_write_transaction, partial_problems, prefix_of, snapshot,
+                                       start_ingest, wait_for_cases)
 
 DOCUMENTS = int(os.environ.get("INCIDENT_GRAPH_FAULT_DOCUMENTS", "300"))
 # The Neo4j-stop and connection-reset tests run on the first write-ups only, to keep the suite short.
@@ -61,14 +60,6 @@ def reference(driver, neo4j_settings, tmp_path_factory) -> Reference:
     order = [path.stem for path in paths]
     assert graph.cases() == set(order)
     return Reference(folder, graph, order)
-
-
-def finished_cleanly(run: IngestRun) -> re.Match:
-    assert run.wait() == 0, run.output()
-    stdout, _ = run.output()
-    counts = re.search(r"cases: (\d+) added, (\d+) updated, (\d+) skipped \(unchanged\), (\d+) failed", stdout)
-    assert counts, stdout
-    return counts
 
 
 def test_sigkill_at_random_points_loses_nothing_and_never_shows_a_half_written_case(
