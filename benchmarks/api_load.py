@@ -23,7 +23,8 @@
    the same cases, nodes and relationships (and case ids and content hashes) as before.
 5. Stops the API, and the Neo4j if it started it (unless --keep-server).
 
-Prints requests, requests per second, errors, p50/p99 overall and per kind of request.
+Prints requests, requests per second, errors, p50/p99 overall and per kind of request, and the CPU
+the API process, Neo4j and the load clients used during the load (where the time goes).
 """
 
 from __future__ import annotations
@@ -405,6 +406,15 @@ def parse_arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU a process has used so far (Linux /proc; NaN when it cannot be read)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def main() -> int:
     arguments = parse_arguments()
     if arguments.neo4j_port in SHARED_PORTS:
@@ -445,8 +455,14 @@ def main() -> int:
               f"{arguments.clients} clients for {arguments.seconds:g} s"
               + (f", Neo4j stopped at {arguments.restart_neo4j_at:g} s for {arguments.down_seconds:g} s"
                  if restart else ""), flush=True)
+        processes = {"API process": api.pid, "Neo4j": server.read_pid(layout), "load clients": os.getpid()}
+        cpu_before = {name: cpu_seconds(pid) for name, pid in processes.items()}
         run = asyncio.run(load(base_url, names, arguments.clients, arguments.seconds, arguments.seed, restart))
+        cpu_used = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in processes.items()}
         lines, figures = report(run, arguments.clients, arguments.seconds)
+        lines += ["", f"CPU during the load ({os.cpu_count()} cores, {arguments.seconds:g} s): " + ", ".join(
+            f"{name} {used:.0f} s ({used / arguments.seconds:.2f} cores)" for name, used in cpu_used.items())]
+        figures["cpu_seconds"] = cpu_used
         api_alive = api.poll() is None
         driver = connect(settings)
         try:

@@ -298,7 +298,7 @@ CALL (concepts) {{
   RETURN collect({{cause: cause, showing_count: showing_count, first_showing: first_showing}}) AS per_cause
 }}
 CALL (per_cause) {{
-  MATCH (any_case:Case) WITH per_cause, count(any_case) AS case_total
+  CALL () {{ MATCH (any_case:Case) RETURN count(any_case) AS case_total }}  // from the count store
   UNWIND range(0, size(per_cause) - 1) AS strength_rank
   WITH case_total, per_cause[strength_rank] AS info
   WITH info.cause AS cause, info.showing_count AS showing_count, info.first_showing[0] AS first_id, case_total
