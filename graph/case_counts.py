@@ -86,24 +86,22 @@ def shift_case_counts(tx: ManagedTransaction, case_ids: list[str], sign: int) ->
         tx.run(SHIFT, case_ids=case_ids, relationship_types=list(RELATIONSHIPS), sign=sign).consume()
 
 
+def recount(tx: ManagedTransaction, element_ids: list[str] | None = None) -> None:
+    """Recount the given nodes, or every entity when None."""
+    for statement in RECOUNT.values():
+        tx.run(statement, element_ids=element_ids).consume()
+
+
 def recount_above(tx: ManagedTransaction, element_ids: list[str]) -> None:
     """Recount the given nodes and every concept above them."""
-    if not element_ids:
-        return
-    above = tx.run(ABOVE, element_ids=element_ids).single()["element_ids"]
-    for statement in RECOUNT.values():
-        tx.run(statement, element_ids=above).consume()
-
-
-def recount_in(tx: ManagedTransaction) -> None:
-    for statement in RECOUNT.values():
-        tx.run(statement, element_ids=None).consume()
+    if element_ids:
+        recount(tx, tx.run(ABOVE, element_ids=element_ids).single()["element_ids"])
 
 
 def recount_case_counts(driver: Driver) -> None:
     """Recompute every entity's count in one transaction."""
     with causal_session(driver) as session:
-        session.execute_write(recount_in)
+        session.execute_write(recount)
 
 
 def recount_if_uncounted(driver: Driver) -> bool:

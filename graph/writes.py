@@ -15,7 +15,7 @@ from typing import Iterable
 from neo4j import Driver, ManagedTransaction, RoutingControl
 from neo4j.exceptions import IncompleteCommit
 
-from incident_graph.graph.case_counts import recount_above, recount_in, shift_case_counts
+from incident_graph.graph.case_counts import recount, recount_above, shift_case_counts
 from incident_graph.graph.connection import causal_session
 from incident_graph.graph.errors import GraphUnavailable, graph_errors
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS, RELATIONSHIPS
@@ -290,7 +290,7 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
         for label, rows in by_label.items():
             new_links += tx.run(CONCEPT_STATEMENTS[label], concepts=rows).consume().counters.relationships_created
         if new_links:
-            recount_in(tx)
+            recount(tx)
 
     with graph_errors(), causal_session(driver) as session:
         session.execute_write(write)

@@ -43,7 +43,11 @@ def suggest_filters(text: str, nlp: Language | None = None) -> list[Mention]:
     the symptom "loss spike", the root cause "GPU failure" and the component "GPU".
     """
     nlp = nlp or default_pipeline()
-    doc = matched_doc(text[:MAX_PHRASE_CHARS], nlp)
+    return suggestions_in(matched_doc(text[:MAX_PHRASE_CHARS], nlp))
+
+
+def suggestions_in(doc: Doc) -> list[Mention]:
+    """The taxonomy concepts a processed doc's matches name, once per (type, name), in order."""
     seen: set[tuple[str, str]] = set()
     suggestions: list[Mention] = []
     for span in sorted(doc.spans[CANDIDATES], key=lambda s: (s.start, -len(s))):

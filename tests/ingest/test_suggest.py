@@ -4,10 +4,9 @@ exactly what the whole pipeline's matches give, with the same sentences."""
 import random
 import re
 
-from incident_graph.ingest.components import CANDIDATES
 from incident_graph.ingest.corpus import bundled_corpus_dir
 from incident_graph.ingest.pipeline import default_pipeline
-from incident_graph.ingest.suggest import matching_pipes, suggest_filters
+from incident_graph.ingest.suggest import matching_pipes, suggest_filters, suggestions_in
 
 
 def corpus_phrases(count: int) -> list[str]:
@@ -18,16 +17,6 @@ def corpus_phrases(count: int) -> list[str]:
     random.Random(5).shuffle(phrases)
     # Single sentences, and runs of three, so sentence boundaries inside a phrase are tried too.
     return phrases[:count] + [" ".join(phrases[i:i + 3]) for i in range(count, 2 * count, 3)]
-
-
-def whole_pipeline_suggestions(nlp, text: str) -> list[tuple[str, str, int, int, str]]:
-    doc = nlp(text)
-    found, seen = [], set()
-    for span in sorted(doc.spans[CANDIDATES], key=lambda s: (s.start, -len(s))):
-        if (span.label_, span.id_) not in seen:
-            seen.add((span.label_, span.id_))
-            found.append((span.label_, span.id_, span.start_char, span.end_char, span.sent.text.strip()))
-    return found
 
 
 def test_the_parser_and_ner_are_left_out():
@@ -41,7 +30,7 @@ def test_suggestions_equal_the_whole_pipelines_matches():
     phrases = corpus_phrases(300)
     suggested = 0
     for phrase in phrases:
-        got = [(m.type, m.name, m.start, m.end, m.sentence) for m in suggest_filters(phrase, nlp)]
-        assert got == whole_pipeline_suggestions(nlp, phrase), phrase
+        got = suggest_filters(phrase, nlp)
+        assert got == suggestions_in(nlp(phrase)), phrase  # the whole pipeline's matches
         suggested += bool(got)
     assert suggested > len(phrases) // 4  # the phrases name concepts: the comparison is not of empties
