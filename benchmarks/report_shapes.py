@@ -1,6 +1,6 @@
 """Extraction on the shapes real incident reports take, scored against gold the relaxed way.
 
-    python -m benchmarks.report_shapes [--model MODEL] [--errors]
+    python -m benchmarks.report_shapes [--folder PATH] [--model MODEL] [--errors]
 
 benchmarks/report_shapes/ holds twelve write-ups of public incidents the bundled corpus does not
 retell, in three shapes the corpus rarely has: provider RCAs (labelled paragraphs or plain-text
@@ -8,6 +8,10 @@ headings), status-page update series (newest first) and one-paragraph curated-li
 They were written and annotated (gold.json, the shape `../shared/eval/relaxed_score.py` reads)
 before the extractor was measured on them; README.md names each one's source. Prints P/R/F1 per
 entity type and overall, as `incident-graph eval` scores (ingest/evaluate.py's score_items).
+
+--folder scores another set laid out the same way (write-ups, gold.json, README.md):
+benchmarks/unseen_writeups/ holds sixteen more, written on 2026-12-01 for a measurement before
+and after one session's changes.
 """
 
 from __future__ import annotations
@@ -28,12 +32,14 @@ FOLDER = Path(__file__).resolve().parent / "report_shapes"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--folder", type=Path, default=FOLDER,
+                        help="write-ups with gold.json (default: benchmarks/report_shapes)")
     parser.add_argument("--model", default=None, help="spaCy model (default: the extractor's choice)")
     parser.add_argument("--errors", action="store_true", help="list missed and extra entities")
     args = parser.parse_args()
-    gold = {name: record for name, record in json.loads((FOLDER / "gold.json").read_text()).items()
+    gold = {name: record for name, record in json.loads((args.folder / "gold.json").read_text()).items()
             if not name.startswith("_")}
-    writeups = [w for w in read_paths([FOLDER]) if isinstance(w, WriteUp) and Path(w.origin).name in gold]
+    writeups = [w for w in read_paths([args.folder]) if isinstance(w, WriteUp) and Path(w.origin).name in gold]
     extractor = Extractor(build_pipeline(model=args.model))
     totals = {entity_type.key: Score() for entity_type in ENTITY_TYPES}
     for writeup, case in zip(writeups, extractor.extract_many(writeups)):

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, ends_like_product, hedged,
                                                    is_report_title, negated, opens_with_negation)
-from incident_graph.ingest.components.phrases import PhraseFinder, phrase_vector, unit
+from incident_graph.ingest.components.phrases import DANGLING_POS, PhraseFinder, phrase_vector, unit
 from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
                                                     name_words)
 from incident_graph.ingest.sections import Layout
@@ -41,6 +41,8 @@ ENTITY_LABELS = ("ORG", "PRODUCT", "GPE", "PERSON", "NORP", "FAC")
 POS = ("NOUN", "PROPN", "VERB", "ADJ")
 VECTOR_WIDTH = 300
 HEDGED_CONFIDENCE = 0.45  # as incident_roles gives a hedged match
+BULLET_STATEMENT_TYPES = ("Symptom", "RootCause", "ContributingFactor")  # what a bullet can state
+BULLET_CUT_POS = (*DANGLING_POS, "PRON")  # a cut bullet never ends on these ("... of the conversations that")
 SECTION_TYPES = {"symptoms": "Symptom", "root_cause": "RootCause", "component": "Component",
                  "contributing_factor": "ContributingFactor"}
 
@@ -56,11 +58,12 @@ class Candidate:
 
 @Language.factory("incident_entity_classifier",
                   default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product"],
-                                  "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"]})
+                                  "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"],
+                                  "bullet_types": ["RootCause", "ContributingFactor"]})
 def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
                            rule_methods: list[str], min_rule_confidence: float,
-                           stated_types: list[str]) -> "EntityClassifier":
-    return EntityClassifier(nlp, cues, thresholds, rule_methods, min_rule_confidence, stated_types)
+                           stated_types: list[str], bullet_types: list[str]) -> "EntityClassifier":
+    return EntityClassifier(nlp, cues, thresholds, rule_methods, min_rule_confidence, stated_types, bullet_types)
 
 
 class EntityClassifier:
@@ -69,7 +72,8 @@ class EntityClassifier:
 
     def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
                  rule_methods: Iterable[str] = ("section", "taxonomy", "product"), min_rule_confidence: float = 0.5,
-                 stated_types: Iterable[str] = ("RootCause", "Symptom")) -> None:
+                 stated_types: Iterable[str] = ("RootCause", "Symptom"),
+                 bullet_types: Iterable[str] = ("RootCause", "ContributingFactor")) -> None:
         self.nlp = nlp
         self.cues = Cues.from_config(cues)
         self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
@@ -79,6 +83,7 @@ class EntityClassifier:
         # Types whose causal statement ("X caused the outage", "due to X") is kept when the model
         # found nothing of the type in the whole write-up (see stated_fallback).
         self.stated_types = tuple(stated_types)
+        self.bullet_types = tuple(bullet_types)
         self.weights: numpy.ndarray | None = None  # features x classes
         self.bias: numpy.ndarray | None = None
         self.mean: numpy.ndarray | None = None
@@ -200,7 +205,50 @@ class EntityClassifier:
         found += self.stated_fallback(candidates, found, taken, cues, layout, by_section=True)
         found += self.floor_fallbacks(doc_fallbacks, found, taken, cues, layout)
         found += self.stated_fallback(candidates, found, taken, cues, layout, by_section=False)
-        return [span for span in found if span is not None]
+        return self.one_per_bullet(doc, [span for span in found if span is not None], cues, layout)
+
+    def one_per_bullet(self, doc: Doc, found: list[Span], cues: CueIndex, layout: Layout) -> list[Span]:
+        """A bullet under "Root cause" or "Contributing factors" states one cause or one factor:
+        the bullet (its first words, when it runs past a name's length) is the finding, not the
+        phrases the model picked inside it ("sticky routing kept a user's requests on the wrong
+        servers" is one factor, not "sticky routing ..." and "the wrong servers")."""
+        for start, end in layout.bullets:
+            label = SECTION_TYPES.get(layout.kind_at(start) or "")
+            if label not in self.bullet_types:
+                continue
+            span = doc.char_span(start, end, alignment_mode="expand")
+            span = self.bullet_lead(span) if span is not None else None
+            if span is None or negated(span, cues, follow=False):
+                continue
+            # The bullet's other findings go too, except the things it names (components,
+            # organisations): "on the wrong servers" inside a factor is no root cause of its own.
+            inside = [s for s in found if s.label_ in BULLET_STATEMENT_TYPES and start <= s.start_char
+                      and s.end_char <= end]
+            found = [s for s in found if not any(s is i for i in inside)]
+            inside = [s for s in inside if s.label_ == label]
+            probability = max([float(s._.confidence or 0.0) for s in inside] + [self.thresholds[label]])
+            # A taxonomy concept the bullet names stays its name ("bad configuration change" for "a
+            # configuration push with a typo in one field"): the graph groups cases by concepts.
+            known = sorted((s for s in inside if s._.known), key=lambda s: -float(s._.confidence or 0.0))
+            if known:
+                bullet = Span(doc, span.start, span.end, label=label, span_id=known[0].id_)
+                for name in ("confidence", "method", "section", "hedged", "known", "broader", "loose_weight"):
+                    bullet._.set(name, known[0]._.get(name))
+                found.append(bullet)
+            else:
+                found.append(self.mention(Candidate(span, label, "section", None), label, probability, layout))
+        return found
+
+    def bullet_lead(self, span: Span) -> Span | None:
+        """The bullet's words, cut from the end to a name's length; None for an empty bullet."""
+        lead = self.finder.trim(span)
+        if lead is None or name_words(lead.text) <= MAX_NAME_WORDS:
+            return lead
+        end = lead.end
+        while end > lead.start and (name_words(lead.doc[lead.start:end].text) > MAX_NAME_WORDS
+                                    or lead.doc[end - 1].pos_ in BULLET_CUT_POS or lead.doc[end - 1].is_punct):
+            end -= 1  # "... requests on the wrong servers" is cut to "... requests", not "... on the"
+        return self.finder.trim(lead.doc[lead.start:end]) if end > lead.start else None
 
     def floor_fallbacks(self, fallbacks: list[tuple[tuple[int | None, str], float, tuple[float, Candidate]]],
                         found: list[Span | None], taken: dict[str, SpanIndex], cues: CueIndex,
@@ -285,12 +333,15 @@ class EntityClassifier:
 
     def candidates(self, doc: Doc) -> list[Candidate]:
         layout: Layout = doc._.layout
-        found: dict[tuple[int, int], Candidate] = {}
+        # Keyed by words and proposed role: the same words can be proposed as two types ("CoreDNS
+        # version" a component by its name, a root cause by its section), and each is a candidate.
+        found: dict[tuple[int, int, str | None], Candidate] = {}
         for span in doc.spans.get(MENTIONS, []):
             if span.label_ in TYPES:
                 method = "loose" if span._.loose_weight else str(span._.method or "taxonomy")
-                found.setdefault((span.start, span.end), Candidate(span, span.label_, method, span.id_,
-                                                                   bool(span._.known)))
+                found.setdefault((span.start, span.end, span.label_), Candidate(span, span.label_, method, span.id_,
+                                                                                bool(span._.known)))
+        proposed = {(start, end) for start, end, _ in found}
         finder = self.finder
         for sentence in doc.sents:
             if layout.kind_at(sentence.start_char) in SKIPPED_KINDS:
@@ -299,13 +350,15 @@ class EntityClassifier:
                 if token.pos_ in ("NOUN", "PROPN") and token.dep_ != "compound" and finder.names_something(token):
                     for attach, method in ((True, "np"), (False, "np")):
                         span = finder.phrase(token, attach)
-                        if span is not None and name_words(span.text) <= MAX_NAME_WORDS:
-                            found.setdefault((span.start, span.end), Candidate(span, None, method, None))
+                        if span is not None and name_words(span.text) <= MAX_NAME_WORDS \
+                                and (span.start, span.end) not in proposed:
+                            found.setdefault((span.start, span.end, None), Candidate(span, None, method, None))
                 elif token.pos_ in ("VERB", "AUX") and token.dep_ not in ("aux", "auxpass"):
                     # Gold names states as clauses: "lookups hung until they timed out".
                     for span in (finder.verb_phrase(token), finder.verb_phrase(token, subject=False)):
-                        if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
-                            found.setdefault((span.start, span.end), Candidate(span, None, "clause", None))
+                        if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS \
+                                and (span.start, span.end) not in proposed:
+                            found.setdefault((span.start, span.end, None), Candidate(span, None, "clause", None))
         return sorted((c for c in found.values() if not in_markup(c.span)), key=lambda c: (c.span.start, c.span.end))
 
     # ------------------------------------------------------------ features

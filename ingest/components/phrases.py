@@ -100,6 +100,8 @@ class PhraseFinder:
         self.factor_verbs = set(rules.get("factor_verbs", []))
         self.symptom_verbs: dict[str, str] = dict(rules.get("symptom_verbs", {}))
         self.symptom_particles: dict[str, list[str]] = dict(rules.get("symptom_particles", {}))
+        self.symptom_states: dict[str, str] = dict(rules.get("symptom_states", {}))
+        self.negated_symptom_verbs: dict[str, str] = dict(rules.get("negated_symptom_verbs", {}))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -216,6 +218,8 @@ class PhraseFinder:
         if mention.label_ == "Organisation" or mention._.method == "metadata":
             return mention
         root = mention.root
+        while root.dep_ in ("compound", "amod") and root.head.pos_ in NOUN_POS and root.head.i > root.i:
+            root = root.head  # "faulty configuration" inside "faulty configuration change"
         if root.pos_ in NOUN_POS:
             grown = self.phrase(root)
         elif root.pos_ in ("VERB", "ADJ", "AUX"):
@@ -234,7 +238,7 @@ class PhraseFinder:
         """Subject, verb, particles and object: "API and Dashboard requests began failing"."""
         tokens = [verb]
         for child in verb.children:
-            if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ in NOUN_POS:
+            if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ not in ("PRON", "DET", "PUNCT"):
                 if subject:
                     tokens += self.modifiers(child) + [child]
             elif child.dep_ in ("attr", "acomp", "prep") and child.i > verb.i and verb.norm_ in COPULAR:
@@ -250,7 +254,8 @@ class PhraseFinder:
         if any(t.is_sent_start for t in verb.doc[start + 1:end]):
             return None  # a parse reaching across sentences
         span = self.trim(verb.doc[start:end])
-        if span is None or span[-1].pos_ in DANGLING_POS or (span[-1].i == verb.i and verb.norm_ in self.cause_verbs):
+        if span is None or span[-1].pos_ in DANGLING_POS and span[-1].dep_ != "prt" \
+                or (span[-1].i == verb.i and verb.norm_ in self.cause_verbs):
             return None  # "the process caused", "made builds start to": the phrase stops mid-way
         return span
 
@@ -381,24 +386,49 @@ class PhraseFinder:
         return None
 
     def failure_phrases(self, sentence: Span) -> Iterator[tuple[Span, str, str]]:
-        """"Requests failed", "the database hung", "the site went down": what failed, as a symptom."""
+        """What failed, as a symptom: "requests failed", "the site went down", "the computer began
+        resetting itself", "the status site was unavailable", "the mobile apps could not connect"."""
         for token in sentence:
-            noun = self.symptom_verbs.get(token.norm_)
-            if noun is None or token.pos_ != "VERB" or self.is_negated(token):
+            if token.pos_ not in ("VERB", "AUX"):
                 continue
-            particles = self.symptom_particles.get(token.norm_)
-            if particles and not any(c.lower_ in particles for c in token.children):
+            found = self.failed_clause(token)
+            if found is None:
                 continue
-            subjects = [c for c in token.children if c.dep_ == "nsubj" and c.pos_ in NOUN_POS]
-            for subject in subjects:
-                if subject.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
-                    continue
-                end = max([token.i] + [c.i for c in token.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
-                start = self.phrase_start(subject)
-                if end - start <= self.max_words + 2:
-                    span = sentence.doc[start:end]
-                    span_id = f"{subject.norm_} {noun}"
-                    yield Span(sentence.doc, start, end, label="Symptom", span_id=span_id), "Symptom", "cue"
+            subject, end, noun = found
+            if subject.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
+                continue
+            start = self.phrase_start(subject)
+            if end - start <= self.max_words + 2:
+                span = sentence.doc[start:end]
+                yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{subject.norm_} {noun}"), "Symptom", "cue"
+
+    def failed_clause(self, verb: Token) -> tuple[Token, int, str] | None:
+        """(subject, end of the clause, what went wrong) when the verb says something failed."""
+        negated = self.is_negated(verb)
+        noun = self.negated_symptom_verbs.get(verb.norm_) if negated else self.symptom_verbs.get(verb.norm_)
+        end = verb.i + 1
+        if noun is None and not negated and verb.norm_ in COPULAR:
+            states = [c for c in verb.children if c.dep_ in ("acomp", "advmod", "attr") and c.i > verb.i
+                      and c.lower_ in self.symptom_states]
+            if states:
+                noun, end = self.symptom_states[states[0].lower_], states[0].i + 1
+        if noun is None:
+            return None
+        if not negated and verb.norm_ in self.symptom_verbs:
+            if verb.pos_ != "VERB":
+                return None
+            particles = self.symptom_particles.get(verb.norm_)
+            if particles and not any(c.lower_ in particles for c in verb.children):
+                return None
+            end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
+        objects = [c for c in verb.children if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
+        if objects and objects[0].i - end < 3:
+            end = objects[0].i + 1  # "refusing writes", "lost quorum", "could not reach the platform"
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
+            subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]  # "began resetting"
+        subjects = [c for c in subjects if c.pos_ in NOUN_POS or c.pos_ == "VERB" and c.dep_ == "nsubj"]
+        return (subjects[0], end, noun) if subjects else None
 
     # ------------------------------------------------------------ phrases
 

@@ -112,3 +112,15 @@ def test_a_resolution_paragraph_and_an_action_item_list_are_both_remediation(ext
                    "balancers.\n\n## Action items\n\n- Track every certificate in the bundle.\n")
     assert case.remediation == ("We uploaded a new bundle and reloaded the load balancers.",
                                 "Track every certificate in the bundle.")
+
+
+def test_what_went_wrong_lists_contributing_factors(extract):
+    """The SRE template's "What went wrong" lists what made the incident possible or worse; its
+    bullets are factors, one each, beside the root cause its own section states."""
+    case = extract("# Paris zone outage\n\n## Root cause\n\nWater leaked into the battery room.\n\n"
+                   "## What went wrong\n\n- zones in the region were not isolated from each other\n"
+                   "- the console depended on the failed region\n")
+    assert [region.kind for region in analyse("## What went wrong\n\n- x\n", HEADINGS).regions][-1] \
+        == "contributing_factor"
+    assert [m.mention for m in case.mentions_of("ContributingFactor")] == \
+        ["zones in the region were not isolated from each other", "console depended on the failed region"]

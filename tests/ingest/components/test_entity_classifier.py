@@ -118,3 +118,34 @@ def test_a_denied_symptom_is_none_but_an_absence_can_be_a_factor(extract):
                    "## Contributing factors\n\n- No automatic rollback\n")
     assert not any("data" in m.mention.lower() for m in case.mentions_of("Symptom"))
     assert any("automatic rollback" in m.mention for m in case.mentions_of("ContributingFactor"))
+
+
+FACTOR_BULLETS = """# Routing bug
+
+## Root cause
+
+- a context window routing error that sent some short requests to the long-context servers
+
+## Contributing factor
+
+- sticky routing kept an affected user's later requests on the wrong servers
+- privacy controls limited what engineers could see of the conversations that showed the problem
+"""
+
+
+def test_a_cause_or_factor_bullet_is_one_finding(extract):
+    case = extract(FACTOR_BULLETS)
+    factors = [m.mention for m in case.mentions_of("ContributingFactor")]
+    assert len(factors) == 2, factors
+    # A bullet longer than a name is cut to its first words, and never mid-phrase ("... on the").
+    assert factors[0] == "sticky routing kept an affected user's later requests"
+    assert factors[1] == "privacy controls limited what engineers could see of the conversations"
+    causes = case.mentions_of("RootCause")
+    assert len(causes) == 1 and causes[0].mention.startswith("context window routing error")
+
+
+def test_a_taxonomy_name_inside_a_bullet_stays_the_findings_name(extract):
+    case = extract("# Outage\n\n## Root cause\n\n- a bad configuration change pushed to every region at once\n")
+    causes = case.mentions_of("RootCause")
+    assert [m.name for m in causes] == ["bad configuration change"]
+    assert causes[0].mention.startswith("bad configuration change pushed to every region")

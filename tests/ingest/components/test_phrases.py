@@ -92,3 +92,18 @@ def test_a_spaced_dash_ends_a_name(nlp):
 def test_cause_with_a_caused_clause_makes_the_clause_the_symptom(nlp):
     roles = found(nlp, "A bad router rule caused all of the edge routers to crash.")
     assert any("routers to crash" in text for text in roles.get("Symptom", ()))
+
+
+def test_a_failed_state_or_a_negated_ability_names_what_failed(nlp):
+    roles = found(nlp, "Hours later the status site was still unavailable. The spacecraft's computer began "
+                       "resetting itself. The mobile apps could not connect. We could not restart the service.")
+    symptoms = roles.get("Symptom", set())
+    assert any("status site was still unavailable" in text for text in symptoms), symptoms
+    assert any("computer began resetting" in text for text in symptoms), symptoms
+    assert any("mobile apps could not connect" in text for text in symptoms), symptoms
+    assert not any("restart" in text for text in symptoms), symptoms  # what we did, not what failed
+
+
+def test_a_taxonomy_word_grows_to_the_phrase_it_modifies(nlp):
+    roles = found(nlp, "A faulty configuration change was rolled out to the databases.")
+    assert any("faulty configuration change" in text for text in roles.get("RootCause", ())), roles
