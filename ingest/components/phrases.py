@@ -549,7 +549,7 @@ class PhraseFinder:
     def link(self, span: Span, role: str) -> tuple[str, bool, str | None]:
         """(name, known, broader): the nearest concept's name when close enough, else the phrase's
         own normalised name under its nearest concept."""
-        own = normalised_name(span)
+        own = self.core_name(span)
         vector = phrase_vector(span)
         concepts, matrix = self.matrix(role)
         if vector is None or matrix.size == 0:
@@ -563,6 +563,42 @@ class PhraseFinder:
         if scores[best] >= self.broader_threshold:
             return own, False, concept["broader"] or concept["name"]
         return own, False, None
+
+    def core_name(self, span: Span) -> str:
+        """A new entity's name: the phrase's nucleus, its head with the words before it and an "of"
+        phrase, or a clause's subject, negation, verb and complement ("the two production
+        services used by outside users went down" -> "production services went down"). The
+        mention keeps the whole phrase; the name groups cases."""
+        root = span.root
+        if root.pos_ in NOUN_POS:
+            words = self.modifiers(root) + [root]
+            for prep in (c for c in root.children if c.dep_ == "prep" and c.lower_ == "of"):
+                words += [prep] + [w for o in prep.children if o.dep_ == "pobj" for w in self.modifiers(o) + [o]]
+        elif root.pos_ in ("VERB", "AUX", "ADJ"):
+            words = [root]
+            for child in root.children:
+                if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ != "PRON":
+                    words += self.modifiers(child) + [child]
+                elif child.dep_ in ("neg", "preconj", "prt", "acomp", "attr", "auxpass") or \
+                        child.dep_ == "advmod" and child.lower_ in ("back", "down", "out", "up", "off", "away") or \
+                        child.dep_ == "dobj" and child.pos_ in NOUN_POS:
+                    words += ([child] if child.dep_ != "dobj" else self.modifiers(child) + [child])
+        else:
+            words = list(span)
+        words = sorted({w.i: w for w in words if span.start <= w.i < span.end and not w.is_punct}.values(),
+                       key=lambda w: w.i)
+        while words and (words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
+                         or words[0].pos_ in ("DET", "PRON")):
+            words = words[1:]
+        if self.content_words_of(words) < 2 <= self.content_words(span):
+            return normalised_name(span)  # "change" alone says less than "change to the cache"
+        last = words[-1]  # a noun's lemma ("gpus" -> "gpu"); a verb keeps its form ("not encrypted")
+        parts = [w.lower_ for w in words[:-1]] + [last.norm_ if last.pos_ in NOUN_POS else last.lower_]
+        return " ".join(parts).strip(" .,;:")
+
+    @staticmethod
+    def content_words_of(words: list[Token]) -> int:
+        return sum(1 for t in words if not (t.is_stop or t.is_punct or t.is_space))
 
     def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:
         if self._matrix is None:

@@ -126,7 +126,8 @@ def test_loose_matching_finds_a_reordered_phrase(extract):
 def test_unknown_mentions_become_new_entities_with_normalised_names(extract):
     case = extract(SECTIONED)
     [new] = [m for m in case.mentions_of("RootCause") if not m.known]
-    assert new.name == "flaky power rail on the accelerator board"
+    # The name is the phrase's nucleus, so cases that say it differently group; the mention is whole.
+    assert new.name == "flaky power rail"
     assert new.method == "new-entity" and case.text[new.start:new.end] == "a flaky power rail on the accelerator boards"[2:]
 
 
