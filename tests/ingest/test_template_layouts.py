@@ -124,3 +124,15 @@ def test_what_went_wrong_lists_contributing_factors(extract):
         == "contributing_factor"
     assert [m.mention for m in case.mentions_of("ContributingFactor")] == \
         ["zones in the region were not isolated from each other", "console depended on the failed region"]
+
+
+def test_common_post_mortem_headings_open_their_sections():
+    text = ("# Outage\n\n## What customers saw\n\nPages failed.\n\n## Why rollback took so long\n\nNo runbook.\n\n"
+            "## What we changed\n\nAdded a runbook.\n\n## How we noticed\n\nAn alert fired.\n")
+    keywords = patterns_file("sections.toml")["keywords"]
+    found = [(r.kind, text[r.start:r.end].strip()) for r in analyse(text, HEADINGS, keywords).regions
+             if r.kind != "heading"]
+    assert ("symptoms", "Pages failed.") in found
+    assert ("contributing_factor", "No runbook.") in found  # a heading not listed, by its keyword
+    assert ("remediation", "Added a runbook.") in found
+    assert ("detection", "An alert fired.") in found
