@@ -19,6 +19,8 @@ from incident_graph.config import Settings
 from incident_graph.graph import server
 from incident_graph.graph.admin import install_constraints_and_indexes, reset_data
 from incident_graph.graph.connection import bind_neomodel, connect
+from incident_graph.schema.records import ExtractedCase
+from incident_graph.schema.taxonomy import Concept
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_PASSWORD = "incident-graph-tests"
@@ -88,13 +90,45 @@ def empty_graph(driver: Driver) -> Driver:
     return driver
 
 
-@pytest.fixture(scope="module")
-def corpus_graph(driver: Driver) -> Driver:
-    """The bundled corpus, ingested as `incident-graph ingest` would (once per test module)."""
+@dataclasses.dataclass(frozen=True)
+class ParsedCorpus:
+    """The bundled corpus read, parsed and named on an empty graph, as `incident-graph ingest` does."""
+
+    concepts: tuple[Concept, ...]
+    cases: tuple[ExtractedCase, ...]
+
+
+@pytest.fixture(scope="session")
+def parsed_corpus(driver: Driver) -> ParsedCorpus:
+    """Parsed once per session: parsing is most of an ingest's minute, and eight modules need the
+    corpus graph. tests/ingest/test_ingestion.py checks that writing it gives what ingest gives."""
     from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.ingestion import ingest_paths
+    from incident_graph.ingest.ingestion import InProcessParser, ParseFailure, named, new_extractor
+    from incident_graph.ingest.readers import ReadFailure, read_paths
 
     reset_data(driver)
-    summary = ingest_paths(driver, [bundled_corpus_dir()])
-    assert summary.failed == []
+    writeups = list(read_paths([bundled_corpus_dir()]))
+    assert [item for item in writeups if isinstance(item, ReadFailure)] == []
+    extractor = new_extractor(driver)
+    cases = list(named(extractor.resolver, InProcessParser(extractor).parse(writeups)))
+    assert [case for case in cases if isinstance(case, ParseFailure)] == []
+    return ParsedCorpus(tuple(extractor.resolver.taxonomy.concepts), tuple(cases))
+
+
+def write_parsed_corpus(driver: Driver, corpus: ParsedCorpus) -> None:
+    """Into an empty graph, through the writes ingest makes: the taxonomy, then the cases in batches."""
+    from incident_graph.graph.writes import sync_taxonomy, write_cases
+    from incident_graph.ingest.ingestion import BATCH_SIZE
+
+    sync_taxonomy(driver, corpus.concepts)
+    for start in range(0, len(corpus.cases), BATCH_SIZE):
+        write_cases(driver, list(corpus.cases[start:start + BATCH_SIZE]))
+
+
+@pytest.fixture(scope="module")
+def corpus_graph(driver: Driver, parsed_corpus: ParsedCorpus) -> Driver:
+    """The bundled corpus graph, written afresh for each test module (some modules change it)."""
+    reset_data(driver)
+    write_parsed_corpus(driver, parsed_corpus)
+    bind_neomodel(driver)
     return driver

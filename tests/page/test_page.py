@@ -27,7 +27,6 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
-from incident_graph.graph.admin import reset_data
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
@@ -78,15 +77,12 @@ Escape <b>everything</b> <svg onload="window.__xss='svg'"></svg>.
 
 
 @pytest.fixture(scope="module")
-def page_graph(driver: Driver) -> Driver:
+def page_graph(corpus_graph: Driver) -> Driver:
     """The bundled corpus, as `incident-graph ingest` would load it, plus the hostile write-up."""
-    from incident_graph.ingest.corpus import bundled_corpus_dir
-    from incident_graph.ingest.ingestion import ingest_paths, ingest_writeups
+    from incident_graph.ingest.ingestion import ingest_writeups
     from incident_graph.ingest.readers import writeup_from_text
 
-    reset_data(driver)
-    summary = ingest_paths(driver, [bundled_corpus_dir()])
-    assert summary.failed == []
+    driver = corpus_graph
     hostile = ingest_writeups(driver, [writeup_from_text(XSS_WRITEUP, "xss-probe.md", XSS_CASE_ID)])
     assert hostile.failed == [] and hostile.added == [XSS_CASE_ID]
     return driver

@@ -302,6 +302,9 @@ def test_extraction_never_raises_and_evidence_points_at_the_mention(nlp, taxonom
 def test_fuzzed_write_ups_are_stored_exactly_and_evidence_points_into_the_stored_text(driver, nlp, taxonomy):
     reset_data(driver)
     sequence = iter(range(1_000_000))
+    # One extractor for the run, as one ingest has: its resolver learns each example's new entities
+    # as the graph does (building one costs as much as 25 examples' extraction).
+    extractor = Extractor(nlp, taxonomy, EntityResolver(taxonomy, existing_extracted_names(driver)))
 
     @settings(max_examples=INGEST_EXAMPLES, **FUZZ)
     @given(document=documents)
@@ -311,7 +314,6 @@ def test_fuzzed_write_ups_are_stored_exactly_and_evidence_points_into_the_stored
         origin = f"fuzz/{next(sequence)}{suffix}"
         items = list(read_bytes(raw, origin, suffix, origin.split("/")[1].split(".")[0]))
         writeups = check_read(items, origin, raw, suffix)
-        extractor = Extractor(nlp, taxonomy, EntityResolver(taxonomy, existing_extracted_names(driver)))
         with time_limit():
             summary = ingest_writeups(driver, items, extractor)
         refused = {f.case_id for f in summary.failed if f.case_id}
