@@ -29,12 +29,8 @@ from spacy.tokens import Doc, Span, Token
 from incident_graph.ingest.components.cues import CueIndex, Cues, hedged, negated
 from incident_graph.ingest.components.new_entities import normalised_name
 from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS,
-                                                    SpanIndex, name_words)
+                                                    SpanIndex, name_words, remade)
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
-
-for name in ("broader",):
-    if not Span.has_extension(name):
-        Span.set_extension(name, default=None)
 
 NOUN_POS = {"NOUN", "PROPN"}
 SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
@@ -229,10 +225,7 @@ class PhraseFinder:
         if grown is None or grown.start > mention.start or grown.end < mention.end or len(grown) == len(mention) \
                 or name_words(grown.text) > MAX_NAME_WORDS or "\n" in grown.text:
             return mention
-        result = Span(mention.doc, grown.start, grown.end, label=mention.label_, span_id=mention.id_)
-        for name in ("confidence", "method", "section", "hedged", "known", "loose_weight", "broader", "negated"):
-            result._.set(name, mention._.get(name))
-        return result
+        return remade(mention, grown.start, grown.end)
 
     def verb_phrase(self, verb: Token, subject: bool = True) -> Span | None:
         """Subject, verb, particles and object: "API and Dashboard requests began failing"."""
@@ -507,8 +500,8 @@ class PhraseFinder:
         return doc[start:end]
 
     @staticmethod
-    def content_words(span: Span) -> int:
-        return sum(1 for t in span if not (t.is_stop or t.is_punct or t.is_space))
+    def content_words(tokens: Iterable[Token]) -> int:
+        return sum(1 for t in tokens if not (t.is_stop or t.is_punct or t.is_space))
 
     @staticmethod
     def is_negated(token: Token) -> bool:
@@ -590,15 +583,11 @@ class PhraseFinder:
         while words and (words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
                          or words[0].pos_ in ("DET", "PRON")):
             words = words[1:]
-        if self.content_words_of(words) < 2 <= self.content_words(span):
+        if self.content_words(words) < 2 <= self.content_words(span):
             return normalised_name(span)  # "change" alone says less than "change to the cache"
         last = words[-1]  # a noun's lemma ("gpus" -> "gpu"); a verb keeps its form ("not encrypted")
         parts = [w.lower_ for w in words[:-1]] + [last.norm_ if last.pos_ in NOUN_POS else last.lower_]
         return " ".join(parts).strip(" .,;:")
-
-    @staticmethod
-    def content_words_of(words: list[Token]) -> int:
-        return sum(1 for t in words if not (t.is_stop or t.is_punct or t.is_space))
 
     def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:
         if self._matrix is None:
