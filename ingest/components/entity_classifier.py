@@ -58,7 +58,7 @@ class Candidate:
 
 
 @Language.factory("incident_entity_classifier",
-                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product"],
+                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product", "absence"],
                                   "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"],
                                   "bullet_types": ["RootCause", "ContributingFactor"]})
 def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
@@ -72,7 +72,7 @@ class EntityClassifier:
     stay when the rules were confident; every other candidate needs the model's probability."""
 
     def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
-                 rule_methods: Iterable[str] = ("section", "taxonomy", "product"), min_rule_confidence: float = 0.5,
+                 rule_methods: Iterable[str] = ("section", "taxonomy", "product", "absence"), min_rule_confidence: float = 0.5,
                  stated_types: Iterable[str] = ("RootCause", "Symptom"),
                  bullet_types: Iterable[str] = ("RootCause", "ContributingFactor")) -> None:
         self.nlp = nlp

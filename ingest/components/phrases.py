@@ -45,7 +45,8 @@ COPULAR = {"be", "turn", "prove", "appear", "seem", "remain", "become"}
 @Language.factory(
     "incident_phrases",
     default_config={"rules": {}, "cues": {},
-                    "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45},
+                    "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45,
+                                   "absence": 0.7},
                     "link_threshold": 0.8, "broader_threshold": 0.55},
 )
 def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: dict[str, Any],
@@ -98,6 +99,10 @@ class PhraseFinder:
         self.symptom_particles: dict[str, list[str]] = dict(rules.get("symptom_particles", {}))
         self.symptom_states: dict[str, str] = dict(rules.get("symptom_states", {}))
         self.negated_symptom_verbs: dict[str, str] = dict(rules.get("negated_symptom_verbs", {}))
+        self.safeguard_verbs = set(rules.get("safeguard_verbs", []))
+        self.lack_verbs = set(rules.get("lack_verbs", []))
+        self.absence_governors = set(rules.get("absence_governors", []))
+        self.denying_subjects = set(rules.get("denying_subjects", []))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -158,6 +163,8 @@ class PhraseFinder:
         yield from ((span, "Component", "product") for span in self.product_names(sentence))
         yield from self.causal_phrases(sentence)
         yield from self.failure_phrases(sentence)
+        if kind not in ASIDE_KINDS:  # "we will add a canary" is a plan; what was missing is told elsewhere
+            yield from ((span, "ContributingFactor", "absence") for span in self.absence_phrases(sentence))
         section_role = ENTITY_SECTIONS.get(kind)
         if section_role in ("RootCause", "ContributingFactor") and self.opens_section(sentence):
             yield from ((span, section_role, "section") for span in self.lead_phrases(sentence))
@@ -395,6 +402,66 @@ class PhraseFinder:
                 span = sentence.doc[start:end]
                 yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{subject.norm_} {noun}"), "Symptom", "cue"
 
+    def absence_phrases(self, sentence: Span) -> Iterator[Span]:
+        """A safeguard that was missing: "no eviction policy" (in "the cache had no eviction
+        policy"), "queue depth was not monitored", "nothing verified the replica", "engineers
+        lacked access to the console"."""
+        for token in sentence:
+            if token.pos_ in NOUN_POS and self.is_absent(token):
+                phrase = self.phrase(token)
+                no = next(c for c in token.children if c.dep_ == "det" and c.lower_ == "no")
+                if phrase is not None and no.i <= phrase.start:
+                    span = self.trim_end(sentence.doc[no.i:phrase.end])
+                    # "pods had no network" is a symptom, "there was no basis" nothing: an absent
+                    # safeguard is a thing the taxonomy's factors are made of (a check, a canary).
+                    if span is not None and name_words(span.text) <= MAX_NAME_WORDS \
+                            and self.mostly_factor_head(token):
+                        yield span
+            elif token.pos_ == "VERB" and self.is_missing_safeguard(token):
+                span = self.verb_phrase(token)
+                denier = [c for c in token.children if c.dep_ == "nsubj" and c.lower_ in self.denying_subjects]
+                if denier:  # verb_phrase leaves pronoun subjects out; "nothing" is the point
+                    end = max([span.end if span is not None else token.i + 1]
+                              + [t.i + 1 for c in token.children if c.dep_ == "ccomp" for t in c.subtree])
+                    span = self.trim_end(sentence.doc[denier[0].i:end])
+                if span is not None and span.start <= token.i < span.end and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                    yield span
+
+    def mostly_factor_head(self, noun: Token) -> bool:
+        """Some of the taxonomy's factors have this head, and no more of its symptoms ("check",
+        "canary", "limit"; not "timeout" or "network": "the pods had no network" is a symptom)."""
+        counts = self.heads.get(noun.norm_, {})
+        factor = counts.get("ContributingFactor", 0)
+        return factor > 0 and factor >= counts.get("Symptom", 0)
+
+    def is_absent(self, noun: Token) -> bool:
+        """"no X" where X is something that could have been in place."""
+        if not any(c.dep_ == "det" and c.lower_ == "no" for c in noun.children) or noun.norm_ in self.generic_heads:
+            return False
+        governor = noun.head
+        if noun.dep_ == "pobj":
+            return governor.lower_ in self.absence_governors
+        if noun.dep_ == "attr" and governor.norm_ == "be":
+            return any(c.dep_ == "expl" for c in governor.children)  # "there was no canary"
+        if noun.dep_ in ("dobj", "nsubj"):
+            return governor.norm_ in self.absence_governors and not self.is_negated(governor)
+        return False
+
+    def is_missing_safeguard(self, verb: Token) -> bool:
+        if verb.norm_ in self.lack_verbs:
+            return not self.is_negated(verb)
+        if verb.norm_ not in self.safeguard_verbs or any(c.dep_ == "prt" for c in verb.children):
+            return False  # "customers could not check out" is a symptom
+        return self.is_negated(verb) or any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
+
+    def trim_end(self, span: Span) -> Span | None:
+        """The span without trailing punctuation or a dangling word; None when nothing is left."""
+        end = span.end
+        while end > span.start and (span.doc[end - 1].is_punct or span.doc[end - 1].pos_ in DANGLING_POS):
+            end -= 1
+        return span.doc[span.start:end] if end > span.start + 1 else None
+
     def failed_clause(self, verb: Token) -> tuple[Token, int, str] | None:
         """(subject, end of the clause, what went wrong) when the verb says something failed."""
         negated = self.is_negated(verb)
@@ -532,7 +599,7 @@ class PhraseFinder:
             name = span.id_  # a failure phrase's own name ("request failure")
         result = Span(span.doc, span.start, span.end, label=role, span_id=name)
         result._.confidence = score
-        result._.method = {"head": "parse", "section": "parse", "product": "product"}.get(method, "cue")
+        result._.method = {"head": "parse", "section": "parse", "product": "product", "absence": "absence"}.get(method, "cue")
         result._.section = kind
         result._.hedged = score <= self.confidence["hedged"]
         result._.known = known
@@ -564,13 +631,14 @@ class PhraseFinder:
         mention keeps the whole phrase; the name groups cases."""
         root = span.root
         if root.pos_ in NOUN_POS:
-            words = self.modifiers(root) + [root]
+            # "no kill switch" is a factor, "kill switch" a component: a denying "no" stays.
+            words = [c for c in root.children if c.dep_ == "det" and c.lower_ == "no"] + self.modifiers(root) + [root]
             for prep in (c for c in root.children if c.dep_ == "prep" and c.lower_ == "of"):
                 words += [prep] + [w for o in prep.children if o.dep_ == "pobj" for w in self.modifiers(o) + [o]]
         elif root.pos_ in ("VERB", "AUX", "ADJ"):
             words = [root]
             for child in root.children:
-                if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ != "PRON":
+                if child.dep_ in ("nsubj", "nsubjpass") and (child.pos_ != "PRON" or child.lower_ in self.denying_subjects):
                     words += self.modifiers(child) + [child]
                 elif child.dep_ in ("neg", "preconj", "prt", "acomp", "attr", "auxpass") or \
                         child.dep_ == "advmod" and child.lower_ in ("back", "down", "out", "up", "off", "away") or \
@@ -580,8 +648,9 @@ class PhraseFinder:
             words = list(span)
         words = sorted({w.i: w for w in words if span.start <= w.i < span.end and not w.is_punct}.values(),
                        key=lambda w: w.i)
-        while words and (words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
-                         or words[0].pos_ in ("DET", "PRON")):
+        while words and words[0].lower_ not in ("no", *self.denying_subjects) and (
+                words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
+                or words[0].pos_ in ("DET", "PRON")):
             words = words[1:]
         if self.content_words(words) < 2 <= self.content_words(span):
             return normalised_name(span)  # "change" alone says less than "change to the cache"

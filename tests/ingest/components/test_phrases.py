@@ -107,3 +107,22 @@ def test_a_failed_state_or_a_negated_ability_names_what_failed(nlp):
 def test_a_taxonomy_word_grows_to_the_phrase_it_modifies(nlp):
     roles = found(nlp, "A faulty configuration change was rolled out to the databases.")
     assert any("faulty configuration change" in text for text in roles.get("RootCause", ())), roles
+
+
+def test_a_missing_safeguard_is_a_contributing_factor(nlp):
+    roles = found(nlp, "The import job had no rate limit. There was no canary stage for schema changes. "
+                       "Alerts on disk usage were never configured. Nobody reviewed the new retention job. "
+                       "Operators lacked access to the storage console.")
+    factors = roles.get("ContributingFactor", set())
+    assert "no rate limit" in factors
+    assert any(text.startswith("no canary") for text in factors)
+    assert any("were never configured" in text for text in factors)
+    assert any(text.startswith("Nobody reviewed") for text in factors)
+    assert any("lacked access to the storage console" in text for text in factors)
+
+
+def test_a_denied_symptom_or_a_lost_ability_is_no_missing_safeguard(nlp):
+    roles = found(nlp, "There was no data loss. The pods had no network for ten minutes. "
+                       "Customers could not check out. We did not restart the primary.")
+    factors = roles.get("ContributingFactor", set())
+    assert not any(text.startswith("no ") or "not" in text for text in factors), factors
