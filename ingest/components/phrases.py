@@ -103,6 +103,9 @@ class PhraseFinder:
         self.lack_verbs = set(rules.get("lack_verbs", []))
         self.absence_governors = set(rules.get("absence_governors", []))
         self.denying_subjects = set(rules.get("denying_subjects", []))
+        self.onset_verbs = set(rules.get("onset_verbs", []))
+        self.onset_marks = set(rules.get("onset_marks", []))
+        self.incident_nouns = set(rules.get("incident_nouns", []))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -285,6 +288,8 @@ class PhraseFinder:
                             else ((span, "ContributingFactor", "cue") for span in self.phrases(agent))
                 if norm in COPULAR:
                     yield from self.copular_phrases(token)
+                if norm in self.onset_verbs:
+                    yield from ((span, "RootCause", "cue") for span in self.onset_triggers(token))
             if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
                 clause = self.clause_span(token.head, skip=token)
                 if clause is not None:
@@ -292,6 +297,20 @@ class PhraseFinder:
             marker = self.marker_at(sentence, token)
             if marker is not None:
                 yield from self.argument_phrases(marker, "RootCause")
+
+    def onset_triggers(self, verb: Token) -> Iterator[Span]:
+        """"The outage began when an engineer applied a firewall rule" -> "engineer applied a
+        firewall rule": the clause that set off the incident."""
+        if not any(c.dep_ in ("nsubj", "nsubjpass") and c.norm_ in self.incident_nouns for c in verb.children):
+            return
+        for clause in (c for c in verb.children if c.dep_ == "advcl" and c.pos_ in ("VERB", "AUX")):
+            # The parser makes "when" an adverb of the clause, "after" its marker.
+            if any(m.dep_ in ("mark", "advmod") and m.lower_ in self.onset_marks for m in clause.children):
+                span = self.verb_phrase(clause)
+                if span is not None and span[0].lower_ in self.onset_marks:
+                    span = self.trim(span[1:])
+                if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                    yield span
 
     @staticmethod
     def causative(verb: Token) -> bool:
@@ -481,9 +500,11 @@ class PhraseFinder:
             if particles and not any(c.lower_ in particles for c in verb.children):
                 return None
             end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
-        objects = [c for c in verb.children if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
+        # "refusing writes", "lost quorum"; "stopped accepting orders": the object of the verb's particle
+        objects = [c for t in (verb, verb.doc[end - 1]) for c in t.children
+                   if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
         if objects and objects[0].i - end < 3:
-            end = objects[0].i + 1  # "refusing writes", "lost quorum", "could not reach the platform"
+            end = objects[0].i + 1
         subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
         if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
             subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]  # "began resetting"

@@ -126,3 +126,16 @@ def test_a_denied_symptom_or_a_lost_ability_is_no_missing_safeguard(nlp):
                        "Customers could not check out. We did not restart the primary.")
     factors = roles.get("ContributingFactor", set())
     assert not any(text.startswith("no ") or "not" in text for text in factors), factors
+
+
+def test_the_onset_of_the_incident_names_its_trigger(nlp):
+    roles = found(nlp, "The incident started when a scheduled job deleted the routing table of the edge proxies. "
+                       "The review meeting began when the on-call engineer joined.")
+    causes = roles.get("RootCause", set())
+    assert any(text.startswith("scheduled job deleted the routing table") for text in causes), causes
+    assert not any("engineer joined" in text for text in causes), causes
+
+
+def test_stopping_an_activity_is_a_symptom_with_its_object(nlp):
+    roles = found(nlp, "After the upgrade the billing service stopped sending invoices.")
+    assert "billing service stopped sending invoices" in roles.get("Symptom", set())
