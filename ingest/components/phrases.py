@@ -106,6 +106,9 @@ class PhraseFinder:
         self.onset_verbs = set(rules.get("onset_verbs", []))
         self.onset_marks = set(rules.get("onset_marks", []))
         self.incident_nouns = set(rules.get("incident_nouns", []))
+        self.effect_nouns = set(rules.get("effect_nouns", []))
+        self.blame_words = set(rules.get("blame_words", []))
+        self.finding_verbs = set(rules.get("finding_verbs", []))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -290,6 +293,8 @@ class PhraseFinder:
                     yield from self.copular_phrases(token)
                 if norm in self.onset_verbs:
                     yield from ((span, "RootCause", "cue") for span in self.onset_triggers(token))
+                if norm in self.finding_verbs or norm == "turn" and any(c.lower_ == "out" for c in token.children):
+                    yield from ((span, "RootCause", "cue") for span in self.findings(token))
             if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
                 clause = self.clause_span(token.head, skip=token)
                 if clause is not None:
@@ -297,6 +302,17 @@ class PhraseFinder:
             marker = self.marker_at(sentence, token)
             if marker is not None:
                 yield from self.argument_phrases(marker, "RootCause")
+
+    def findings(self, verb: Token) -> Iterator[Span]:
+        """"Engineers found that the connection pool was too small": the clause found, unless it
+        tells a failure ("monitoring showed that requests failed" is a symptom)."""
+        for clause in (c for c in verb.children if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")):
+            if not any(m.dep_ == "mark" and m.lower_ == "that" for m in clause.children) \
+                    or self.failed_clause(clause) is not None or self.is_negated(verb):
+                continue
+            span = self.verb_phrase(clause)
+            if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                yield span
 
     def onset_triggers(self, verb: Token) -> Iterator[Span]:
         """"The outage began when an engineer applied a firewall rule" -> "engineer applied a
@@ -346,6 +362,16 @@ class PhraseFinder:
                 for subject in subjects:
                     if self.noun_role(subject) is None:
                         yield from ((span, role, "cue") for span in self.phrases(subject))
+            elif complement.norm_ in self.effect_nouns:  # "the failures were the result of a bad index"
+                for prep in (c for c in complement.children if c.dep_ == "prep" and c.lower_ == "of"):
+                    yield from self.argument_phrases(prep, "RootCause")
+        # "a stale DNS record was to blame", "the parser was at fault"
+        blamed = any(c.dep_ == "xcomp" and c.norm_ in self.blame_words for c in verb.children) or any(
+            c.dep_ == "prep" and c.lower_ == "at" and any(o.norm_ in self.blame_words for o in c.children)
+            for c in verb.children)
+        if blamed:
+            for subject in subjects:
+                yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
 
     def noun_role(self, token: Token) -> str | None:
         if token.norm_ in self.cause_nouns and not any(c.norm_ in ("contributing",) for c in token.children):

@@ -139,3 +139,14 @@ def test_the_onset_of_the_incident_names_its_trigger(nlp):
 def test_stopping_an_activity_is_a_symptom_with_its_object(nlp):
     roles = found(nlp, "After the upgrade the billing service stopped sending invoices.")
     assert "billing service stopped sending invoices" in roles.get("Symptom", set())
+
+
+def test_blame_a_result_of_and_what_was_found_name_causes(nlp):
+    roles = found(nlp, "A stale resolver cache was to blame. The timeouts were the result of a bad index on the "
+                       "orders table. Engineers found that the connection pool was too small for the new traffic. "
+                       "Monitoring showed that requests failed.")
+    causes = roles.get("RootCause", set())
+    assert "stale resolver cache" in causes
+    assert "bad index on the orders table" in causes
+    assert any(text.startswith("connection pool was too small") for text in causes), causes
+    assert not any("requests failed" in text for text in causes), causes  # a failure found is a symptom
