@@ -109,6 +109,7 @@ class PhraseFinder:
         self.effect_nouns = set(rules.get("effect_nouns", []))
         self.blame_words = set(rules.get("blame_words", []))
         self.finding_verbs = set(rules.get("finding_verbs", []))
+        self.response_words = set(rules.get("response_words", []))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -298,10 +299,17 @@ class PhraseFinder:
             if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
                 clause = self.clause_span(token.head, skip=token)
                 if clause is not None:
-                    yield clause, "RootCause", "cue"
+                    yield clause, self.reason_role(token.head.head), "cue"
             marker = self.marker_at(sentence, token)
             if marker is not None:
-                yield from self.argument_phrases(marker, "RootCause")
+                yield from self.argument_phrases(marker, self.reason_role(token.head))
+
+    def reason_role(self, explained: Token) -> str:
+        """A reason explains the incident (a root cause) or the response to it (a factor: "recovery
+        took four hours because ...", "the delay in the rollback was due to ...")."""
+        words = [explained] + [c for c in explained.children if c.dep_ in ("nsubj", "nsubjpass")]
+        words += [o for w in list(words) for p in w.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+        return "ContributingFactor" if any(w.norm_ in self.response_words for w in words) else "RootCause"
 
     def findings(self, verb: Token) -> Iterator[Span]:
         """"Engineers found that the connection pool was too small": the clause found, unless it

@@ -150,3 +150,13 @@ def test_blame_a_result_of_and_what_was_found_name_causes(nlp):
     assert "bad index on the orders table" in causes
     assert any(text.startswith("connection pool was too small") for text in causes), causes
     assert not any("requests failed" in text for text in causes), causes  # a failure found is a symptom
+
+
+def test_a_reason_for_a_slow_response_is_a_factor_not_the_cause(nlp):
+    roles = found(nlp, "Recovery took four hours because the backups sat in the same region. The delay in the "
+                       "rollback was due to an unlabelled entry in the deploy log. The queue stalled because a consumer crashed.")
+    factors, causes = roles.get("ContributingFactor", set()), roles.get("RootCause", set())
+    assert any("backups sat in the same region" in text for text in factors), factors
+    assert any("unlabelled entry in the deploy log" in text for text in factors), factors
+    assert any("consumer crashed" in text for text in causes), causes
+    assert not any("backups" in text or "deploy log" in text for text in causes), causes
