@@ -16,6 +16,7 @@ Without a parse or without weights (blank English) the component changes nothing
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -28,7 +29,7 @@ from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, e
                                                    is_report_title, negated, opens_with_negation)
 from incident_graph.ingest.components.phrases import DANGLING_POS, PhraseFinder, phrase_vector, unit
 from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
-                                                    name_words)
+                                                    name_words, remade)
 from incident_graph.ingest.sections import Layout
 
 TYPES = ("Symptom", "RootCause", "Component", "ContributingFactor")
@@ -57,7 +58,7 @@ class Candidate:
 
 
 @Language.factory("incident_entity_classifier",
-                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product"],
+                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product", "absence"],
                                   "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"],
                                   "bullet_types": ["RootCause", "ContributingFactor"]})
 def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
@@ -71,7 +72,7 @@ class EntityClassifier:
     stay when the rules were confident; every other candidate needs the model's probability."""
 
     def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
-                 rule_methods: Iterable[str] = ("section", "taxonomy", "product"), min_rule_confidence: float = 0.5,
+                 rule_methods: Iterable[str] = ("section", "taxonomy", "product", "absence"), min_rule_confidence: float = 0.5,
                  stated_types: Iterable[str] = ("RootCause", "Symptom"),
                  bullet_types: Iterable[str] = ("RootCause", "ContributingFactor")) -> None:
         self.nlp = nlp
@@ -212,32 +213,37 @@ class EntityClassifier:
         the bullet (its first words, when it runs past a name's length) is the finding, not the
         phrases the model picked inside it ("sticky routing kept a user's requests on the wrong
         servers" is one factor, not "sticky routing ..." and "the wrong servers")."""
+        bullets: list[tuple[int, int, str, Span]] = []
         for start, end in layout.bullets:
             label = SECTION_TYPES.get(layout.kind_at(start) or "")
             if label not in self.bullet_types:
                 continue
             span = doc.char_span(start, end, alignment_mode="expand")
             span = self.bullet_lead(span) if span is not None else None
-            if span is None or negated(span, cues, follow=False):
-                continue
-            # The bullet's other findings go too, except the things it names (components,
-            # organisations): "on the wrong servers" inside a factor is no root cause of its own.
-            inside = [s for s in found if s.label_ in BULLET_STATEMENT_TYPES and start <= s.start_char
-                      and s.end_char <= end]
-            found = [s for s in found if not any(s is i for i in inside)]
-            inside = [s for s in inside if s.label_ == label]
-            probability = max([float(s._.confidence or 0.0) for s in inside] + [self.thresholds[label]])
+            if span is not None and not negated(span, cues, follow=False):
+                bullets.append((start, end, label, span))
+        # The bullet's other findings go too, except the things it names (components,
+        # organisations): "on the wrong servers" inside a factor is no root cause of its own.
+        starts = [start for start, _, _, _ in bullets]
+        inside: list[list[Span]] = [[] for _ in bullets]
+        kept: list[Span] = []
+        for found_span in found:
+            at = bisect_right(starts, found_span.start_char) - 1
+            if found_span.label_ in BULLET_STATEMENT_TYPES and at >= 0 and found_span.end_char <= bullets[at][1]:
+                inside[at].append(found_span)
+            else:
+                kept.append(found_span)
+        for (_, _, label, span), in_bullet in zip(bullets, inside):
+            in_bullet = [s for s in in_bullet if s.label_ == label]
+            probability = max([float(s._.confidence or 0.0) for s in in_bullet] + [self.thresholds[label]])
             # A taxonomy concept the bullet names stays its name ("bad configuration change" for "a
             # configuration push with a typo in one field"): the graph groups cases by concepts.
-            known = sorted((s for s in inside if s._.known), key=lambda s: -float(s._.confidence or 0.0))
+            known = sorted((s for s in in_bullet if s._.known), key=lambda s: -float(s._.confidence or 0.0))
             if known:
-                bullet = Span(doc, span.start, span.end, label=label, span_id=known[0].id_)
-                for name in ("confidence", "method", "section", "hedged", "known", "broader", "loose_weight"):
-                    bullet._.set(name, known[0]._.get(name))
-                found.append(bullet)
+                kept.append(remade(known[0], span.start, span.end))
             else:
-                found.append(self.mention(Candidate(span, label, "section", None), label, probability, layout))
-        return found
+                kept.append(self.mention(Candidate(span, label, "section", None), label, probability, layout))
+        return kept
 
     def bullet_lead(self, span: Span) -> Span | None:
         """The bullet's words, cut from the end to a name's length; None for an empty bullet."""

@@ -29,12 +29,8 @@ from spacy.tokens import Doc, Span, Token
 from incident_graph.ingest.components.cues import CueIndex, Cues, hedged, negated
 from incident_graph.ingest.components.new_entities import normalised_name
 from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS,
-                                                    SpanIndex, name_words)
+                                                    SpanIndex, name_words, remade)
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
-
-for name in ("broader",):
-    if not Span.has_extension(name):
-        Span.set_extension(name, default=None)
 
 NOUN_POS = {"NOUN", "PROPN"}
 SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
@@ -49,7 +45,8 @@ COPULAR = {"be", "turn", "prove", "appear", "seem", "remain", "become"}
 @Language.factory(
     "incident_phrases",
     default_config={"rules": {}, "cues": {},
-                    "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45},
+                    "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45,
+                                   "absence": 0.7},
                     "link_threshold": 0.8, "broader_threshold": 0.55},
 )
 def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: dict[str, Any],
@@ -102,6 +99,17 @@ class PhraseFinder:
         self.symptom_particles: dict[str, list[str]] = dict(rules.get("symptom_particles", {}))
         self.symptom_states: dict[str, str] = dict(rules.get("symptom_states", {}))
         self.negated_symptom_verbs: dict[str, str] = dict(rules.get("negated_symptom_verbs", {}))
+        self.safeguard_verbs = set(rules.get("safeguard_verbs", []))
+        self.lack_verbs = set(rules.get("lack_verbs", []))
+        self.absence_governors = set(rules.get("absence_governors", []))
+        self.denying_subjects = set(rules.get("denying_subjects", []))
+        self.onset_verbs = set(rules.get("onset_verbs", []))
+        self.onset_marks = set(rules.get("onset_marks", []))
+        self.incident_nouns = set(rules.get("incident_nouns", []))
+        self.effect_nouns = set(rules.get("effect_nouns", []))
+        self.blame_words = set(rules.get("blame_words", []))
+        self.finding_verbs = set(rules.get("finding_verbs", []))
+        self.response_words = set(rules.get("response_words", []))
         self.generic_heads = set(rules.get("generic_heads", []))
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
@@ -162,6 +170,8 @@ class PhraseFinder:
         yield from ((span, "Component", "product") for span in self.product_names(sentence))
         yield from self.causal_phrases(sentence)
         yield from self.failure_phrases(sentence)
+        if kind not in ASIDE_KINDS:  # "we will add a canary" is a plan; what was missing is told elsewhere
+            yield from ((span, "ContributingFactor", "absence") for span in self.absence_phrases(sentence))
         section_role = ENTITY_SECTIONS.get(kind)
         if section_role in ("RootCause", "ContributingFactor") and self.opens_section(sentence):
             yield from ((span, section_role, "section") for span in self.lead_phrases(sentence))
@@ -229,10 +239,7 @@ class PhraseFinder:
         if grown is None or grown.start > mention.start or grown.end < mention.end or len(grown) == len(mention) \
                 or name_words(grown.text) > MAX_NAME_WORDS or "\n" in grown.text:
             return mention
-        result = Span(mention.doc, grown.start, grown.end, label=mention.label_, span_id=mention.id_)
-        for name in ("confidence", "method", "section", "hedged", "known", "loose_weight", "broader", "negated"):
-            result._.set(name, mention._.get(name))
-        return result
+        return remade(mention, grown.start, grown.end)
 
     def verb_phrase(self, verb: Token, subject: bool = True) -> Span | None:
         """Subject, verb, particles and object: "API and Dashboard requests began failing"."""
@@ -285,13 +292,49 @@ class PhraseFinder:
                             else ((span, "ContributingFactor", "cue") for span in self.phrases(agent))
                 if norm in COPULAR:
                     yield from self.copular_phrases(token)
+                if norm in self.onset_verbs:
+                    yield from ((span, "RootCause", "cue") for span in self.onset_triggers(token))
+                if norm in self.finding_verbs or norm == "turn" and any(c.lower_ == "out" for c in token.children):
+                    yield from ((span, "RootCause", "cue") for span in self.findings(token))
             if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
                 clause = self.clause_span(token.head, skip=token)
                 if clause is not None:
-                    yield clause, "RootCause", "cue"
+                    yield clause, self.reason_role(token.head.head), "cue"
             marker = self.marker_at(sentence, token)
             if marker is not None:
-                yield from self.argument_phrases(marker, "RootCause")
+                yield from self.argument_phrases(marker, self.reason_role(token.head))
+
+    def reason_role(self, explained: Token) -> str:
+        """A reason explains the incident (a root cause) or the response to it (a factor: "recovery
+        took four hours because ...", "the delay in the rollback was due to ...")."""
+        words = [explained] + [c for c in explained.children if c.dep_ in ("nsubj", "nsubjpass")]
+        words += [o for w in list(words) for p in w.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+        return "ContributingFactor" if any(w.norm_ in self.response_words for w in words) else "RootCause"
+
+    def findings(self, verb: Token) -> Iterator[Span]:
+        """"Engineers found that the connection pool was too small": the clause found, unless it
+        tells a failure ("monitoring showed that requests failed" is a symptom)."""
+        for clause in (c for c in verb.children if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")):
+            if not any(m.dep_ == "mark" and m.lower_ == "that" for m in clause.children) \
+                    or self.failed_clause(clause) is not None or self.is_negated(verb):
+                continue
+            span = self.verb_phrase(clause)
+            if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                yield span
+
+    def onset_triggers(self, verb: Token) -> Iterator[Span]:
+        """"The outage began when an engineer applied a firewall rule" -> "engineer applied a
+        firewall rule": the clause that set off the incident."""
+        if not any(c.dep_ in ("nsubj", "nsubjpass") and c.norm_ in self.incident_nouns for c in verb.children):
+            return
+        for clause in (c for c in verb.children if c.dep_ == "advcl" and c.pos_ in ("VERB", "AUX")):
+            # The parser makes "when" an adverb of the clause, "after" its marker.
+            if any(m.dep_ in ("mark", "advmod") and m.lower_ in self.onset_marks for m in clause.children):
+                span = self.verb_phrase(clause)
+                if span is not None and span[0].lower_ in self.onset_marks:
+                    span = self.trim(span[1:])
+                if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                    yield span
 
     @staticmethod
     def causative(verb: Token) -> bool:
@@ -327,6 +370,16 @@ class PhraseFinder:
                 for subject in subjects:
                     if self.noun_role(subject) is None:
                         yield from ((span, role, "cue") for span in self.phrases(subject))
+            elif complement.norm_ in self.effect_nouns:  # "the failures were the result of a bad index"
+                for prep in (c for c in complement.children if c.dep_ == "prep" and c.lower_ == "of"):
+                    yield from self.argument_phrases(prep, "RootCause")
+        # "a stale DNS record was to blame", "the parser was at fault"
+        blamed = any(c.dep_ == "xcomp" and c.norm_ in self.blame_words for c in verb.children) or any(
+            c.dep_ == "prep" and c.lower_ == "at" and any(o.norm_ in self.blame_words for o in c.children)
+            for c in verb.children)
+        if blamed:
+            for subject in subjects:
+                yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
 
     def noun_role(self, token: Token) -> str | None:
         if token.norm_ in self.cause_nouns and not any(c.norm_ in ("contributing",) for c in token.children):
@@ -402,6 +455,66 @@ class PhraseFinder:
                 span = sentence.doc[start:end]
                 yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{subject.norm_} {noun}"), "Symptom", "cue"
 
+    def absence_phrases(self, sentence: Span) -> Iterator[Span]:
+        """A safeguard that was missing: "no eviction policy" (in "the cache had no eviction
+        policy"), "queue depth was not monitored", "nothing verified the replica", "engineers
+        lacked access to the console"."""
+        for token in sentence:
+            if token.pos_ in NOUN_POS and self.is_absent(token):
+                phrase = self.phrase(token)
+                no = next(c for c in token.children if c.dep_ == "det" and c.lower_ == "no")
+                if phrase is not None and no.i <= phrase.start:
+                    span = self.trim_end(sentence.doc[no.i:phrase.end])
+                    # "pods had no network" is a symptom, "there was no basis" nothing: an absent
+                    # safeguard is a thing the taxonomy's factors are made of (a check, a canary).
+                    if span is not None and name_words(span.text) <= MAX_NAME_WORDS \
+                            and self.mostly_factor_head(token):
+                        yield span
+            elif token.pos_ == "VERB" and self.is_missing_safeguard(token):
+                span = self.verb_phrase(token)
+                denier = [c for c in token.children if c.dep_ == "nsubj" and c.lower_ in self.denying_subjects]
+                if denier:  # verb_phrase leaves pronoun subjects out; "nothing" is the point
+                    end = max([span.end if span is not None else token.i + 1]
+                              + [t.i + 1 for c in token.children if c.dep_ == "ccomp" for t in c.subtree])
+                    span = self.trim_end(sentence.doc[denier[0].i:end])
+                if span is not None and span.start <= token.i < span.end and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                    yield span
+
+    def mostly_factor_head(self, noun: Token) -> bool:
+        """Some of the taxonomy's factors have this head, and no more of its symptoms ("check",
+        "canary", "limit"; not "timeout" or "network": "the pods had no network" is a symptom)."""
+        counts = self.heads.get(noun.norm_, {})
+        factor = counts.get("ContributingFactor", 0)
+        return factor > 0 and factor >= counts.get("Symptom", 0)
+
+    def is_absent(self, noun: Token) -> bool:
+        """"no X" where X is something that could have been in place."""
+        if not any(c.dep_ == "det" and c.lower_ == "no" for c in noun.children) or noun.norm_ in self.generic_heads:
+            return False
+        governor = noun.head
+        if noun.dep_ == "pobj":
+            return governor.lower_ in self.absence_governors
+        if noun.dep_ == "attr" and governor.norm_ == "be":
+            return any(c.dep_ == "expl" for c in governor.children)  # "there was no canary"
+        if noun.dep_ in ("dobj", "nsubj"):
+            return governor.norm_ in self.absence_governors and not self.is_negated(governor)
+        return False
+
+    def is_missing_safeguard(self, verb: Token) -> bool:
+        if verb.norm_ in self.lack_verbs:
+            return not self.is_negated(verb)
+        if verb.norm_ not in self.safeguard_verbs or any(c.dep_ == "prt" for c in verb.children):
+            return False  # "customers could not check out" is a symptom
+        return self.is_negated(verb) or any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
+
+    def trim_end(self, span: Span) -> Span | None:
+        """The span without trailing punctuation or a dangling word; None when nothing is left."""
+        end = span.end
+        while end > span.start and (span.doc[end - 1].is_punct or span.doc[end - 1].pos_ in DANGLING_POS):
+            end -= 1
+        return span.doc[span.start:end] if end > span.start + 1 else None
+
     def failed_clause(self, verb: Token) -> tuple[Token, int, str] | None:
         """(subject, end of the clause, what went wrong) when the verb says something failed."""
         negated = self.is_negated(verb)
@@ -421,9 +534,11 @@ class PhraseFinder:
             if particles and not any(c.lower_ in particles for c in verb.children):
                 return None
             end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
-        objects = [c for c in verb.children if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
+        # "refusing writes", "lost quorum"; "stopped accepting orders": the object of the verb's particle
+        objects = [c for t in (verb, verb.doc[end - 1]) for c in t.children
+                   if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
         if objects and objects[0].i - end < 3:
-            end = objects[0].i + 1  # "refusing writes", "lost quorum", "could not reach the platform"
+            end = objects[0].i + 1
         subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
         if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
             subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]  # "began resetting"
@@ -507,8 +622,8 @@ class PhraseFinder:
         return doc[start:end]
 
     @staticmethod
-    def content_words(span: Span) -> int:
-        return sum(1 for t in span if not (t.is_stop or t.is_punct or t.is_space))
+    def content_words(tokens: Iterable[Token]) -> int:
+        return sum(1 for t in tokens if not (t.is_stop or t.is_punct or t.is_space))
 
     @staticmethod
     def is_negated(token: Token) -> bool:
@@ -539,7 +654,7 @@ class PhraseFinder:
             name = span.id_  # a failure phrase's own name ("request failure")
         result = Span(span.doc, span.start, span.end, label=role, span_id=name)
         result._.confidence = score
-        result._.method = {"head": "parse", "section": "parse", "product": "product"}.get(method, "cue")
+        result._.method = {"head": "parse", "section": "parse", "product": "product", "absence": "absence"}.get(method, "cue")
         result._.section = kind
         result._.hedged = score <= self.confidence["hedged"]
         result._.known = known
@@ -571,13 +686,14 @@ class PhraseFinder:
         mention keeps the whole phrase; the name groups cases."""
         root = span.root
         if root.pos_ in NOUN_POS:
-            words = self.modifiers(root) + [root]
+            # "no kill switch" is a factor, "kill switch" a component: a denying "no" stays.
+            words = [c for c in root.children if c.dep_ == "det" and c.lower_ == "no"] + self.modifiers(root) + [root]
             for prep in (c for c in root.children if c.dep_ == "prep" and c.lower_ == "of"):
                 words += [prep] + [w for o in prep.children if o.dep_ == "pobj" for w in self.modifiers(o) + [o]]
         elif root.pos_ in ("VERB", "AUX", "ADJ"):
             words = [root]
             for child in root.children:
-                if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ != "PRON":
+                if child.dep_ in ("nsubj", "nsubjpass") and (child.pos_ != "PRON" or child.lower_ in self.denying_subjects):
                     words += self.modifiers(child) + [child]
                 elif child.dep_ in ("neg", "preconj", "prt", "acomp", "attr", "auxpass") or \
                         child.dep_ == "advmod" and child.lower_ in ("back", "down", "out", "up", "off", "away") or \
@@ -587,18 +703,15 @@ class PhraseFinder:
             words = list(span)
         words = sorted({w.i: w for w in words if span.start <= w.i < span.end and not w.is_punct}.values(),
                        key=lambda w: w.i)
-        while words and (words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
-                         or words[0].pos_ in ("DET", "PRON")):
+        while words and words[0].lower_ not in ("no", *self.denying_subjects) and (
+                words[0].lower_ in LEADING_FILLER or words[0].lower_ in self.quantifiers
+                or words[0].pos_ in ("DET", "PRON")):
             words = words[1:]
-        if self.content_words_of(words) < 2 <= self.content_words(span):
+        if self.content_words(words) < 2 <= self.content_words(span):
             return normalised_name(span)  # "change" alone says less than "change to the cache"
         last = words[-1]  # a noun's lemma ("gpus" -> "gpu"); a verb keeps its form ("not encrypted")
         parts = [w.lower_ for w in words[:-1]] + [last.norm_ if last.pos_ in NOUN_POS else last.lower_]
         return " ".join(parts).strip(" .,;:")
-
-    @staticmethod
-    def content_words_of(words: list[Token]) -> int:
-        return sum(1 for t in words if not (t.is_stop or t.is_punct or t.is_space))
 
     def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:
         if self._matrix is None:

@@ -44,9 +44,20 @@ def in_markup(span: Span) -> bool:
 for name, default in (("layout", None), ("role_confidence", None)):
     if not Doc.has_extension(name):
         Doc.set_extension(name, default=default)
-for name in ("confidence", "method", "section", "negated", "hedged", "known", "loose_weight"):
+# What a mention carries besides its label and id (the canonical name); `broader` is the nearest
+# taxonomy concept of a new entity.
+MENTION_ATTRIBUTES = ("confidence", "method", "section", "negated", "hedged", "known", "loose_weight", "broader")
+for name in MENTION_ATTRIBUTES:
     if not Span.has_extension(name):
         Span.set_extension(name, default=None)
+
+
+def remade(mention: Span, start: int, end: int) -> Span:
+    """The mention over other tokens of its doc [start, end), with its label, id and attributes."""
+    result = Span(mention.doc, start, end, label=mention.label_, span_id=mention.id_)
+    for name in MENTION_ATTRIBUTES:
+        result._.set(name, mention._.get(name))
+    return result
 
 
 

@@ -149,3 +149,14 @@ def test_a_taxonomy_name_inside_a_bullet_stays_the_findings_name(extract):
     causes = case.mentions_of("RootCause")
     assert [m.name for m in causes] == ["bad configuration change"]
     assert causes[0].mention.startswith("bad configuration change pushed to every region")
+
+
+def test_a_missing_safeguard_is_kept_as_a_factor_named_for_its_absence(extract):
+    """The model rarely saw absences as candidates; the rule keeps them, and the name keeps its "no"
+    ("no integrity check" says the opposite of "integrity check")."""
+    case = extract("[Example](https://example.org/p). The ledger service stalled for an hour. The nightly "
+                   "export had no integrity check, and nobody reviewed the new retention job.\n")
+    factors = {m.name: m.mention for m in case.mentions_of("ContributingFactor")}
+    assert factors.get("no integrity check") == "no integrity check", factors
+    assert any(name.startswith("nobody reviewed") and mention.lower() == "nobody reviewed the new retention job"
+               for name, mention in factors.items()), factors

@@ -107,3 +107,56 @@ def test_a_failed_state_or_a_negated_ability_names_what_failed(nlp):
 def test_a_taxonomy_word_grows_to_the_phrase_it_modifies(nlp):
     roles = found(nlp, "A faulty configuration change was rolled out to the databases.")
     assert any("faulty configuration change" in text for text in roles.get("RootCause", ())), roles
+
+
+def test_a_missing_safeguard_is_a_contributing_factor(nlp):
+    roles = found(nlp, "The import job had no rate limit. There was no canary stage for schema changes. "
+                       "Alerts on disk usage were never configured. Nobody reviewed the new retention job. "
+                       "Operators lacked access to the storage console.")
+    factors = roles.get("ContributingFactor", set())
+    assert "no rate limit" in factors
+    assert any(text.startswith("no canary") for text in factors)
+    assert any("were never configured" in text for text in factors)
+    assert any(text.startswith("Nobody reviewed") for text in factors)
+    assert any("lacked access to the storage console" in text for text in factors)
+
+
+def test_a_denied_symptom_or_a_lost_ability_is_no_missing_safeguard(nlp):
+    roles = found(nlp, "There was no data loss. The pods had no network for ten minutes. "
+                       "Customers could not check out. We did not restart the primary.")
+    factors = roles.get("ContributingFactor", set())
+    assert not any(text.startswith("no ") or "not" in text for text in factors), factors
+
+
+def test_the_onset_of_the_incident_names_its_trigger(nlp):
+    roles = found(nlp, "The incident started when a scheduled job deleted the routing table of the edge proxies. "
+                       "The review meeting began when the on-call engineer joined.")
+    causes = roles.get("RootCause", set())
+    assert any(text.startswith("scheduled job deleted the routing table") for text in causes), causes
+    assert not any("engineer joined" in text for text in causes), causes
+
+
+def test_stopping_an_activity_is_a_symptom_with_its_object(nlp):
+    roles = found(nlp, "After the upgrade the billing service stopped sending invoices.")
+    assert "billing service stopped sending invoices" in roles.get("Symptom", set())
+
+
+def test_blame_a_result_of_and_what_was_found_name_causes(nlp):
+    roles = found(nlp, "A stale resolver cache was to blame. The timeouts were the result of a bad index on the "
+                       "orders table. Engineers found that the connection pool was too small for the new traffic. "
+                       "Monitoring showed that requests failed.")
+    causes = roles.get("RootCause", set())
+    assert "stale resolver cache" in causes
+    assert "bad index on the orders table" in causes
+    assert any(text.startswith("connection pool was too small") for text in causes), causes
+    assert not any("requests failed" in text for text in causes), causes  # a failure found is a symptom
+
+
+def test_a_reason_for_a_slow_response_is_a_factor_not_the_cause(nlp):
+    roles = found(nlp, "Recovery took four hours because the backups sat in the same region. The delay in the "
+                       "rollback was due to an unlabelled entry in the deploy log. The queue stalled because a consumer crashed.")
+    factors, causes = roles.get("ContributingFactor", set()), roles.get("RootCause", set())
+    assert any("backups sat in the same region" in text for text in factors), factors
+    assert any("unlabelled entry in the deploy log" in text for text in factors), factors
+    assert any("consumer crashed" in text for text in causes), causes
+    assert not any("backups" in text or "deploy log" in text for text in causes), causes
