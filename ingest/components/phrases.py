@@ -477,7 +477,11 @@ class PhraseFinder:
                     end = max([span.end if span is not None else token.i + 1]
                               + [t.i + 1 for c in token.children if c.dep_ == "ccomp" for t in c.subtree])
                     span = self.trim_end(sentence.doc[denier[0].i:end])
-                if span is not None and span.start <= token.i < span.end and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                # "we did not detect it" says too little: what was missed, or who missed it, is named
+                said = denier or any(c.dep_ in ("nsubj", "nsubjpass", "dobj") and c.pos_ in NOUN_POS
+                                     for c in token.children)
+                if said and span is not None and span.start <= token.i < span.end \
+                        and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
                     yield span
 
     def mostly_factor_head(self, noun: Token) -> bool:
@@ -710,7 +714,8 @@ class PhraseFinder:
         if self.content_words(words) < 2 <= self.content_words(span):
             return normalised_name(span)  # "change" alone says less than "change to the cache"
         last = words[-1]  # a noun's lemma ("gpus" -> "gpu"); a verb keeps its form ("not encrypted")
-        parts = [w.lower_ for w in words[:-1]] + [last.norm_ if last.pos_ in NOUN_POS else last.lower_]
+        parts = [w.norm_ if w.dep_ == "neg" else w.lower_ for w in words[:-1]]  # "n't" is "not"
+        parts.append(last.norm_ if last.pos_ in NOUN_POS else last.lower_)
         return " ".join(parts).strip(" .,;:")
 
     def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:

@@ -160,3 +160,9 @@ def test_a_missing_safeguard_is_kept_as_a_factor_named_for_its_absence(extract):
     assert factors.get("no integrity check") == "no integrity check", factors
     assert any(name.startswith("nobody reviewed") and mention.lower() == "nobody reviewed the new retention job"
                for name, mention in factors.items()), factors
+
+
+def test_a_contracted_negation_is_named_not(extract):
+    case = extract("[Example](https://example.org/p). The vendor didn't include ECC on the cache chips.\n")
+    names = [m.name for m in case.mentions_of("ContributingFactor")]
+    assert any("not include" in name and "n't" not in name for name in names), names

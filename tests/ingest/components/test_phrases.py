@@ -123,7 +123,7 @@ def test_a_missing_safeguard_is_a_contributing_factor(nlp):
 
 def test_a_denied_symptom_or_a_lost_ability_is_no_missing_safeguard(nlp):
     roles = found(nlp, "There was no data loss. The pods had no network for ten minutes. "
-                       "Customers could not check out. We did not restart the primary.")
+                       "Customers could not check out. We did not restart the primary. We did not detect it.")
     factors = roles.get("ContributingFactor", set())
     assert not any(text.startswith("no ") or "not" in text for text in factors), factors
 
