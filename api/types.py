@@ -23,6 +23,7 @@ from incident_graph.api.pagination import Window, window
 from incident_graph.graph.queries import SIMILAR_MEANING_WEIGHT
 from incident_graph.schema import entity_types, models
 from incident_graph.schema.models import property_defaults
+from incident_graph.schema.records import evidence_method_description
 
 Info = strawberry.Info[RequestContext, None]
 NodeT = TypeVar("NodeT")
@@ -92,7 +93,7 @@ class Evidence:
     mention: str | None = strawberry.field(description="The text as written in the case.")
     start: int | None = strawberry.field(description="Character offset into Case.text.")
     end: int | None
-    method: str = strawberry.field(description="section, cue, taxonomy, new-entity or metadata.")
+    method: str = strawberry.field(description=evidence_method_description())
     confidence: float
     section: str | None
 

@@ -43,7 +43,7 @@ class Evidence(StructuredRel):
     mention = StringProperty()
     start = IntegerProperty(required=True)  # character offsets into Case.text
     end = IntegerProperty(required=True)
-    method = StringProperty(required=True)  # section, cue, taxonomy, new-entity, metadata
+    method = StringProperty(required=True)  # a key of records.EVIDENCE_METHODS
     confidence = FloatProperty(required=True)
     section = StringProperty()
 

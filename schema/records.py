@@ -14,6 +14,29 @@ def first_day(published: str) -> date:
     return date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
 
 
+# How a mention was found: the evidence's `method`. The API's description and the graph model's
+# comment derive from this table.
+EVIDENCE_METHODS: dict[str, str] = {
+    "section": "a bullet or the opening sentence of a section named for the type",
+    "taxonomy": "a taxonomy name or synonym",
+    "cue": 'causal or descriptive grammar ("X caused Y", "due to X", "requests failed")',
+    "parse": "a noun phrase whose head the taxonomy types",
+    "np": "a noun phrase the entity classifier chose",
+    "clause": "a clause the entity classifier chose",
+    "product": 'a product named after its vendor ("Amazon CloudFront")',
+    "absence": 'a missing safeguard ("there was no canary")',
+    "new-entity": "a section bullet the taxonomy does not know",
+    "ner": "the named-entity recogniser (organisations)",
+    "metadata": "front matter or a metadata line",
+    "meaning": "an analyst's phrase matched to a symptom by meaning (diagnose text)",
+}
+
+
+def evidence_method_description() -> str:
+    return "How the extractor found the mention: " + "; ".join(
+        f"{name}, {meaning}" for name, meaning in EVIDENCE_METHODS.items()) + "."
+
+
 @dataclass(frozen=True)
 class Mention:
     """One entity found in a write-up, with the evidence behind it."""
@@ -25,7 +48,7 @@ class Mention:
     start: int  # character offsets into ExtractedCase.text
     end: int
     confidence: float
-    method: str  # section, cue, taxonomy, new-entity, metadata
+    method: str  # a key of EVIDENCE_METHODS
     section: str = ""
     broader: str | None = None
     aliases: tuple[str, ...] = ()

@@ -141,3 +141,12 @@ def test_duplicate_case_ids_in_one_batch_are_refused(empty_graph, tmp_path):
     assert summary.added == ["same"]
     [failure] = summary.failed
     assert "duplicate case id 'same'" in failure.message
+
+
+def test_every_evidence_method_of_the_corpus_is_described(parsed_corpus):
+    """The API describes Evidence.method from EVIDENCE_METHODS: the extractor writes no other."""
+    from incident_graph.schema.records import EVIDENCE_METHODS
+
+    used = {mention.method for case in parsed_corpus.cases for mention in case.mentions}
+    assert used <= set(EVIDENCE_METHODS), used - set(EVIDENCE_METHODS)
+    assert {"section", "taxonomy", "cue", "new-entity", "metadata", "absence"} <= used
