@@ -75,6 +75,11 @@ def separated(doc: Doc, start: int, end: int, keep: int) -> tuple[int, int]:
     return start, end
 
 
+def denying_determiner(noun: Token) -> Token | None:
+    """The "no" of "no integrity check", if the noun has one."""
+    return next((c for c in noun.children if c.dep_ == "det" and c.lower_ == "no"), None)
+
+
 # A phrase ending in one of these stops mid-way.
 DANGLING_POS = ("AUX", "ADP", "PART", "DET", "CCONJ", "SCONJ")
 
@@ -462,8 +467,8 @@ class PhraseFinder:
         for token in sentence:
             if token.pos_ in NOUN_POS and self.is_absent(token):
                 phrase = self.phrase(token)
-                no = next(c for c in token.children if c.dep_ == "det" and c.lower_ == "no")
-                if phrase is not None and no.i <= phrase.start:
+                no = denying_determiner(token)
+                if phrase is not None and no is not None and no.i <= phrase.start:
                     span = self.trim_end(sentence.doc[no.i:phrase.end])
                     # "pods had no network" is a symptom, "there was no basis" nothing: an absent
                     # safeguard is a thing the taxonomy's factors are made of (a check, a canary).
@@ -493,7 +498,7 @@ class PhraseFinder:
 
     def is_absent(self, noun: Token) -> bool:
         """"no X" where X is something that could have been in place."""
-        if not any(c.dep_ == "det" and c.lower_ == "no" for c in noun.children) or noun.norm_ in self.generic_heads:
+        if denying_determiner(noun) is None or noun.norm_ in self.generic_heads:
             return False
         governor = noun.head
         if noun.dep_ == "pobj":
@@ -691,7 +696,8 @@ class PhraseFinder:
         root = span.root
         if root.pos_ in NOUN_POS:
             # "no kill switch" is a factor, "kill switch" a component: a denying "no" stays.
-            words = [c for c in root.children if c.dep_ == "det" and c.lower_ == "no"] + self.modifiers(root) + [root]
+            no = denying_determiner(root)
+            words = ([no] if no is not None else []) + self.modifiers(root) + [root]
             for prep in (c for c in root.children if c.dep_ == "prep" and c.lower_ == "of"):
                 words += [prep] + [w for o in prep.children if o.dep_ == "pobj" for w in self.modifiers(o) + [o]]
         elif root.pos_ in ("VERB", "AUX", "ADJ"):
