@@ -57,10 +57,17 @@ class Candidate:
     known: bool = False
 
 
+# Methods whose confident findings stay without the model; types whose causal statement is kept when
+# the model found none of the type; types whose section bullets are one finding each.
+RULE_METHODS = ("section", "taxonomy", "product", "absence")
+STATED_TYPES = ("RootCause", "Symptom")
+BULLET_TYPES = ("RootCause", "ContributingFactor")
+
+
 @Language.factory("incident_entity_classifier",
-                  default_config={"cues": {}, "thresholds": {}, "rule_methods": ["section", "taxonomy", "product", "absence"],
-                                  "min_rule_confidence": 0.5, "stated_types": ["RootCause", "Symptom"],
-                                  "bullet_types": ["RootCause", "ContributingFactor"]})
+                  default_config={"cues": {}, "thresholds": {}, "rule_methods": list(RULE_METHODS),
+                                  "min_rule_confidence": 0.5, "stated_types": list(STATED_TYPES),
+                                  "bullet_types": list(BULLET_TYPES)})
 def make_entity_classifier(nlp: Language, name: str, cues: dict[str, Any], thresholds: dict[str, float],
                            rule_methods: list[str], min_rule_confidence: float,
                            stated_types: list[str], bullet_types: list[str]) -> "EntityClassifier":
@@ -72,9 +79,8 @@ class EntityClassifier:
     stay when the rules were confident; every other candidate needs the model's probability."""
 
     def __init__(self, nlp: Language, cues: dict[str, Any], thresholds: dict[str, float],
-                 rule_methods: Iterable[str] = ("section", "taxonomy", "product", "absence"), min_rule_confidence: float = 0.5,
-                 stated_types: Iterable[str] = ("RootCause", "Symptom"),
-                 bullet_types: Iterable[str] = ("RootCause", "ContributingFactor")) -> None:
+                 rule_methods: Iterable[str] = RULE_METHODS, min_rule_confidence: float = 0.5,
+                 stated_types: Iterable[str] = STATED_TYPES, bullet_types: Iterable[str] = BULLET_TYPES) -> None:
         self.nlp = nlp
         self.cues = Cues.from_config(cues)
         self.organisation_suffixes = set(cues.get("organisation_suffixes", []))  # "Ltd", "Inc": a company
