@@ -116,13 +116,17 @@ def parsed_corpus(driver: Driver) -> ParsedCorpus:
 
 
 def write_parsed_corpus(driver: Driver, corpus: ParsedCorpus) -> None:
-    """Into an empty graph, through the writes ingest makes: the taxonomy, then the cases in batches."""
-    from incident_graph.graph.writes import sync_taxonomy, write_cases
-    from incident_graph.ingest.ingestion import BATCH_SIZE
+    """Into an empty graph, through the writes ingest makes: the taxonomy, then ingest's BatchWriter."""
+    from incident_graph.graph.writes import sync_taxonomy
+    from incident_graph.ingest.ingestion import BatchWriter, IngestSummary
 
     sync_taxonomy(driver, corpus.concepts)
-    for start in range(0, len(corpus.cases), BATCH_SIZE):
-        write_cases(driver, list(corpus.cases[start:start + BATCH_SIZE]))
+    summary = IngestSummary()
+    writer = BatchWriter(driver, summary, progress=lambda origin: None)
+    for case in corpus.cases:
+        writer.add(case)
+    writer.flush()
+    assert summary.failed == [] and len(summary.added) == len(corpus.cases)
 
 
 @pytest.fixture(scope="module")
