@@ -358,8 +358,10 @@ def train_classifier(
                                           "[default: ingest/models/entity_classifier.npz]."),
     cases: Optional[Path] = typer.Option(None, "--cases", help="Write-ups folder [default: the bundled corpus]."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
+    folds: int = typer.Option(5, "--folds", min=2, help="Folds for choosing the thresholds out of fold."),
 ) -> None:
-    """Fit the entity classifier on the train split and choose its thresholds on tune-new."""
+    """Fit the entity classifier on the train and tune-new splits, choosing its thresholds on
+    out-of-fold probabilities (each fold scored by weights fitted without it)."""
     from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
     from incident_graph.ingest.pipeline import build_pipeline, model_of
     from incident_graph.ingest.train_classifier import train
@@ -371,7 +373,7 @@ def train_classifier(
                    "install one with `make install` or set INCIDENT_GRAPH_SPACY_MODEL", code=2)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=errors, transient=True) as bar:
         task = bar.add_task("reading the gold write-ups")
-        result = train(nlp, cases or bundled_corpus_dir(), gold or gold_dir(), out=output,
+        result = train(nlp, cases or bundled_corpus_dir(), gold or gold_dir(), folds=folds, out=output,
                        progress=lambda case_id: bar.update(task, description=f"read {case_id}"))
     typer.echo(json.dumps(result, indent=2))
 

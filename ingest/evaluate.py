@@ -9,7 +9,8 @@ These are the figures ../shared/eval/relaxed_score.py prints for the same output
 
 Each gold file has a split, reported apart:
 - `train`: the taxonomy, the patterns and the entity classifier may be fitted on it;
-- `tune-new`: write-ups on incident kinds the first corpus did not cover, to choose settings on;
+- `tune-new`: write-ups on incident kinds the first corpus did not cover; the entity classifier is
+  fitted on it too (its settings chosen out of fold, ingest/train_classifier.py);
 - `dev`: the first held-out write-ups;
 - `dev-new`: new-topic write-ups frozen before any tuning (by a hash of the id): never tuned on.
 """

@@ -1,14 +1,19 @@
 """Fit the entity classifier (ingest/components/entity_classifier.py) on the gold write-ups.
 
-`incident-graph train-classifier` runs this: the pipeline (without weights) reads the train split's
-write-ups, every candidate phrase is labelled with the type of the gold concept it matches (the
-relaxed match the evaluation uses), a multinomial logistic regression is fitted, and each type's
-threshold is chosen on the tune split, where it gives the best F1 end to end. The result is a
-small data file, ingest/models/entity_classifier.npz, that build_pipeline loads.
+`incident-graph train-classifier` runs this: the pipeline (without weights) reads the write-ups of
+the fitting splits (train and tune-new), every candidate phrase is labelled with the type of the
+gold concept it matches (the relaxed match the evaluation uses), and a multinomial logistic
+regression is fitted. Each type's threshold and floors are chosen where they give the best F1 end
+to end on out-of-fold probabilities: the write-ups are cut into folds by a hash of their id, and
+each fold is scored by weights fitted without it, so the settings are chosen on every write-up
+without being chosen on the weights' own training data. The final weights are fitted on all of
+them. The result is a small data file, ingest/models/entity_classifier.npz, that build_pipeline
+loads. dev and dev-new are never read here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -108,11 +113,40 @@ SECTION_FLOORS = (0.03, 0.06, 0.1, 0.15, 1.0)  # 1.0: off
 DOCUMENT_FLOORS = (0.05, 0.1, 1.0)
 
 
-def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> dict[str, object]:
+FIT_SPLITS = ("train", "tune-new")
+FOLDS = 5
+
+
+def fold_of(case_id: str, folds: int) -> int:
+    """A write-up's fold, by a hash of its id: the same folds on every machine and run."""
+    return int(hashlib.sha256(case_id.encode("utf-8")).hexdigest(), 16) % folds
+
+
+def stacked(docs: list[LabelledDoc]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    scored = [d for d in docs if len(d.candidates)]
+    return numpy.concatenate([d.features for d in scored]), numpy.concatenate([d.labels for d in scored])
+
+
+def out_of_fold_probabilities(classifier: EntityClassifier, docs: list[LabelledDoc],
+                              folds: int) -> list[numpy.ndarray | None]:
+    """Each write-up's candidate probabilities from weights fitted on the other folds only."""
+    probabilities: list[numpy.ndarray | None] = [None] * len(docs)
+    for fold in range(folds):
+        held = [i for i, d in enumerate(docs) if fold_of(d.case_id, folds) == fold and len(d.candidates)]
+        rest = [d for d in docs if fold_of(d.case_id, folds) != fold]
+        if not held or not rest:
+            continue
+        classifier.set_weights(fit(*stacked(rest)))
+        for i in held:
+            probabilities[i] = classifier.probabilities(docs[i].features)
+    return probabilities
+
+
+def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc],
+                      probabilities: list[numpy.ndarray | None]) -> dict[str, object]:
     """Per type, the threshold and the section and write-up floors (see EntityClassifier.decide) with
-    the best relaxed F1 over the docs, decided as the pipeline decides. Types are decided
-    independently, so one pass over the grid scores all four."""
-    probabilities = [classifier.probabilities(d.features) if len(d.candidates) else None for d in docs]
+    the best relaxed F1 over the docs, decided as the pipeline decides on the given probabilities.
+    Types are decided independently, so one pass over the grid scores all four."""
     cues = [CueIndex(d.doc, classifier.cues) for d in docs]
     best: dict[str, tuple[float, tuple[float, float, float]]] = {label: (-1.0, (0.5, 1.0, 1.0)) for label in TYPES}
     for setting in itertools.product(THRESHOLDS, SECTION_FLOORS, DOCUMENT_FLOORS):
@@ -143,6 +177,7 @@ def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc]) -> 
         "thresholds": {label: setting[0] for label, (_, setting) in best.items()},
         "floors": {"section": {label: setting[1] for label, (_, setting) in best.items()},
                    "document": {label: setting[2] for label, (_, setting) in best.items()}},
+        "out_of_fold_f1": {label: round(f1, 3) for label, (f1, _) in best.items()},
     }
 
 
@@ -156,24 +191,24 @@ def strongest_by_name(spans: list[Span]) -> list[list[str]]:
     return [[name, span.text] for name, span in strongest.items()]
 
 
-def train(nlp, cases_dir: Path, gold_dir: Path, train_splits: tuple[str, ...] = ("train",),
-          tune_splits: tuple[str, ...] = ("tune-new",), out: Path | None = None,
-          progress: Callable[[str], None] = lambda _: None) -> dict[str, object]:
+def train(nlp, cases_dir: Path, gold_dir: Path, splits: tuple[str, ...] = FIT_SPLITS, folds: int = FOLDS,
+          out: Path | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, object]:
+    if folds < 2:
+        raise ValueError(f"folds must be at least 2, not {folds}")
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(gold_dir.glob("*.json"))]
     writeups = {w.case_id: w for w in read_paths([cases_dir]) if isinstance(w, WriteUp)}
-    train_docs = labelled_docs(nlp, [r for r in records if r.get("split") in train_splits], writeups, progress)
-    tune_docs = labelled_docs(nlp, [r for r in records if r.get("split") in tune_splits], writeups, progress)
-    features = numpy.concatenate([d.features for d in train_docs if len(d.candidates)])
-    labels = numpy.concatenate([d.labels for d in train_docs if len(d.candidates)])
-    weights = fit(features, labels)
+    docs = labelled_docs(nlp, [r for r in records if r.get("split") in splits], writeups, progress)
+    if not any(len(d.candidates) for d in docs):
+        raise ValueError(f"no write-up of the splits {', '.join(splits)} in {gold_dir} gave a candidate to fit on")
     classifier: EntityClassifier = nlp.get_pipe(CLASSIFIER_PIPE)
-    classifier.set_weights(weights)
-    decision = choose_thresholds(classifier, tune_docs or train_docs)
+    decision = choose_thresholds(classifier, docs, out_of_fold_probabilities(classifier, docs, folds))
+    features, labels = stacked(docs)
+    weights = fit(features, labels)
     out = out or weights_file()
     out.parent.mkdir(parents=True, exist_ok=True)
     numpy.savez_compressed(out, **weights, thresholds=json.dumps(decision["thresholds"]),
                            floors=json.dumps(decision["floors"]))
-    return {"train_documents": len(train_docs), "tune_documents": len(tune_docs), "candidates": int(len(labels)),
+    return {"documents": len(docs), "splits": list(splits), "folds": folds, "candidates": int(len(labels)),
             "positives": {label: int((labels == k).sum()) for k, label in enumerate(TYPES, start=1)},
             **decision, "file": str(out)}
 

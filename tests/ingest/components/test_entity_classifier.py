@@ -1,12 +1,17 @@
 """incident_entity_classifier: the trained model that decides among candidate phrases."""
 
+import json
+import shutil
+
 import numpy
 import pytest
 
 from incident_graph.ingest.components import MENTIONS
-from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES
+from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES, EntityClassifier
 from incident_graph.ingest.pipeline import build_pipeline, default_pipeline, load_saved_pipeline, save_pipeline
-from incident_graph.ingest.train_classifier import fit, load_weights, weights_file
+from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
+from incident_graph.ingest.train_classifier import (
+    THRESHOLDS, LabelledDoc, fit, fold_of, load_weights, out_of_fold_probabilities, stacked, train, weights_file)
 
 TEXT = """# Disk full on the log shippers
 
@@ -57,6 +62,53 @@ def test_fit_learns_a_separable_problem():
     weights = fit(features, labels, steps=300)
     scores = ((features - weights["mean"]) / weights["scale"]) @ weights["weights"] + weights["bias"]
     assert (scores.argmax(axis=1) == labels).mean() > 0.9
+
+
+def test_folds_come_from_the_id_alone_and_use_every_fold():
+    ids = [f"case-{n}" for n in range(50)]
+    assert [fold_of(i, 5) for i in ids] == [fold_of(i, 5) for i in ids]
+    assert {fold_of(i, 5) for i in ids} == set(range(5))
+
+
+def test_a_write_up_is_scored_by_weights_fitted_without_its_fold():
+    rng = numpy.random.default_rng(2)
+    classifier = EntityClassifier(None, {}, {})  # its own weights: the shared pipeline's stay as shipped
+    docs = []
+    for n in range(12):
+        labels = rng.integers(0, len(CLASSES), 40)
+        features = rng.normal(0, 1, (40, 6)).astype("float32")
+        features[numpy.arange(40), labels] += 2.0
+        docs.append(LabelledDoc(f"doc-{n}", None, [None] * 40, features, labels, {}))
+    probabilities = out_of_fold_probabilities(classifier, docs, 3)
+    held = docs[0]
+    rest = [d for d in docs if fold_of(d.case_id, 3) != fold_of(held.case_id, 3)]
+    classifier.set_weights(fit(*stacked(rest)))
+    assert numpy.allclose(probabilities[0], classifier.probabilities(held.features), atol=1e-5)
+    classifier.set_weights(fit(*stacked(docs)))  # fitted on the write-up itself: other probabilities
+    assert not numpy.allclose(probabilities[0], classifier.probabilities(held.features), atol=1e-3)
+
+
+def test_training_fits_the_fitting_splits_and_never_reads_the_held_out_ones(tmp_path):
+    cases, gold = tmp_path / "cases", tmp_path / "gold"
+    cases.mkdir()
+    gold.mkdir()
+    records = [json.loads(p.read_text()) for p in sorted(gold_dir().glob("*.json"))]
+    chosen = [r for r in records if r["split"] == "train"][:4] + [r for r in records if r["split"] == "tune-new"][:2]
+    for record in chosen:
+        source = next(bundled_corpus_dir().glob(f"{record['id']}.*"))
+        shutil.copy(source, cases / source.name)
+        (gold / f"{record['id']}.json").write_text(json.dumps(record))
+    # A held-out record whose write-up is absent: reading it would fail.
+    (gold / "held-out.json").write_text(json.dumps({"id": "held-out", "split": "dev-new", "symptoms": [["x"]]}))
+    nlp = build_pipeline(use_classifier=False)
+    result = train(nlp, cases, gold, folds=2, out=tmp_path / "weights.npz")
+    assert result["documents"] == 6 and result["splits"] == ["train", "tune-new"]
+    weights = load_weights(tmp_path / "weights.npz")
+    assert weights is not None and set(weights["thresholds"]) == set(TYPES)
+    assert all(value in THRESHOLDS for value in weights["thresholds"].values())
+    assert all(0.0 <= f1 <= 1.0 for f1 in result["out_of_fold_f1"].values())
+    with pytest.raises(ValueError, match="folds must be at least 2"):
+        train(nlp, cases, gold, folds=1, out=tmp_path / "again.npz")
 
 
 def test_the_weights_travel_with_the_saved_pipeline(tmp_path):
