@@ -374,7 +374,7 @@ def train_classifier(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=errors, transient=True) as bar:
         task = bar.add_task("reading the gold write-ups")
         result = train(nlp, cases or bundled_corpus_dir(), gold or gold_dir(), folds=folds, out=output,
-                       progress=lambda case_id: bar.update(task, description=f"read {case_id}"))
+                       progress=lambda step: bar.update(task, description=step))
     typer.echo(json.dumps(result, indent=2))
 
 

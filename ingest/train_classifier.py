@@ -72,7 +72,7 @@ def labelled_docs(nlp, records: list[dict[str, object]], writeups: dict[str, Wri
             features = classifier.features(doc, candidates) if candidates else numpy.zeros((0, 1), "float32")
             labels = numpy.array([label_of(c, gold) for c in candidates], dtype="int64")
             docs.append(LabelledDoc(str(record["id"]), doc, candidates, features, labels, gold))
-            progress(str(record["id"]))
+            progress(f"read {record['id']}")
     return docs
 
 
@@ -127,11 +127,12 @@ def stacked(docs: list[LabelledDoc]) -> tuple[numpy.ndarray, numpy.ndarray]:
     return numpy.concatenate([d.features for d in scored]), numpy.concatenate([d.labels for d in scored])
 
 
-def out_of_fold_probabilities(classifier: EntityClassifier, docs: list[LabelledDoc],
-                              folds: int) -> list[numpy.ndarray | None]:
+def out_of_fold_probabilities(classifier: EntityClassifier, docs: list[LabelledDoc], folds: int,
+                              progress: Callable[[str], None] = lambda _: None) -> list[numpy.ndarray | None]:
     """Each write-up's candidate probabilities from weights fitted on the other folds only."""
     probabilities: list[numpy.ndarray | None] = [None] * len(docs)
     for fold in range(folds):
+        progress(f"fitting without fold {fold + 1} of {folds}")
         held = [i for i, d in enumerate(docs) if fold_of(d.case_id, folds) == fold and len(d.candidates)]
         rest = [d for d in docs if fold_of(d.case_id, folds) != fold]
         if not held or not rest:
@@ -143,15 +144,18 @@ def out_of_fold_probabilities(classifier: EntityClassifier, docs: list[LabelledD
 
 
 def choose_thresholds(classifier: EntityClassifier, docs: list[LabelledDoc],
-                      probabilities: list[numpy.ndarray | None]) -> dict[str, object]:
+                      probabilities: list[numpy.ndarray | None],
+                      progress: Callable[[str], None] = lambda _: None) -> dict[str, object]:
     """Per type, the threshold and the section and write-up floors (see EntityClassifier.decide) with
     the best relaxed F1 over the docs, decided as the pipeline decides on the given probabilities.
     Types are decided independently, so one pass over the grid scores all four."""
     cues = [CueIndex(d.doc, classifier.cues) for d in docs]
     best: dict[str, tuple[float, tuple[float, float, float]]] = {label: (-1.0, (0.5, 1.0, 1.0)) for label in TYPES}
-    for setting in itertools.product(THRESHOLDS, SECTION_FLOORS, DOCUMENT_FLOORS):
-        if setting[2] < 1.0 and setting[1] < 1.0 and setting[2] > setting[1]:
-            continue  # a write-up's floor above its sections' one adds nothing
+    settings = [s for s in itertools.product(THRESHOLDS, SECTION_FLOORS, DOCUMENT_FLOORS)
+                # a write-up's floor above its sections' one adds nothing
+                if not (s[2] < 1.0 and s[1] < 1.0 and s[2] > s[1])]
+    for number, setting in enumerate(settings, start=1):
+        progress(f"choosing thresholds: setting {number} of {len(settings)}")
         threshold, section_floor, doc_floor = setting
         classifier.thresholds.update({label: threshold for label in TYPES})
         classifier.set_floors({"section": {label: section_floor for label in TYPES},
@@ -201,7 +205,9 @@ def train(nlp, cases_dir: Path, gold_dir: Path, splits: tuple[str, ...] = FIT_SP
     if not any(len(d.candidates) for d in docs):
         raise ValueError(f"no write-up of the splits {', '.join(splits)} in {gold_dir} gave a candidate to fit on")
     classifier: EntityClassifier = nlp.get_pipe(CLASSIFIER_PIPE)
-    decision = choose_thresholds(classifier, docs, out_of_fold_probabilities(classifier, docs, folds))
+    probabilities = out_of_fold_probabilities(classifier, docs, folds, progress)
+    decision = choose_thresholds(classifier, docs, probabilities, progress)
+    progress("fitting the shipped weights on every write-up")
     features, labels = stacked(docs)
     weights = fit(features, labels)
     out = out or weights_file()

@@ -172,12 +172,12 @@ def summary(answer) -> tuple:
 
 async def test_leaving_a_case_out_is_the_same_as_it_being_absent(driver: Driver):
     ingest_sample(driver)
-    left_out = "oculus-2018-expired-certificate"
     text = "every headset failing at once; cant reach runtime service; certificate expired"
     reader = GraphReader(driver)
     present = await run_diagnosis(reader, text=text, first=50)
+    assert present.causes and present.causes[0].supporting
+    left_out = present.causes[0].supporting[0]  # a case the answer rests on, whichever extraction found
     excluded = await run_diagnosis(reader, text=text, exclude=[left_out], first=50)
-    assert left_out in {case for cause in present.causes for case in cause.supporting}
     assert left_out not in {case for cause in excluded.causes for case in cause.supporting}
     assert delete_case(driver, left_out)
     absent = await run_diagnosis(GraphReader(driver), text=text, first=50)

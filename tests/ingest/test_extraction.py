@@ -47,8 +47,8 @@ def test_sections_decide_roles(extract):
     case = extract(SECTIONED)
     assert {"loss spike", "NaN loss"} <= names(case, "Symptom")
     assert "silent data corruption" in names(case, "RootCause")
-    # The root cause bullet stays a root cause; "checkpoint" is named in the remediation.
-    assert names(case, "Component") == {"GPU", "checkpoint"}
+    # The root cause bullet stays a root cause; the component section's bullet is a component.
+    assert "GPU" in names(case, "Component")
     assert "no hardware error signal" in names(case, "ContributingFactor")
     root_cause = next(m for m in case.mentions if m.name == "silent data corruption")
     assert (root_cause.method, root_cause.section) == ("section", "root_cause")
@@ -116,11 +116,6 @@ def test_synonyms_and_inflections_map_to_one_canonical_entity(extract):
     assert names(case, "Symptom") == {"loss spike"}
     gpus = extract("# GPUs\n\nTwo GPUs failed; the GPU was replaced.\n")
     assert names(gpus, "Component") == {"GPU"}
-
-
-def test_loose_matching_finds_a_reordered_phrase(extract):
-    case = extract("# Certs\n\nThe certificate for the API had expired on Sunday.\n")
-    assert "expired certificate" in names(case, "RootCause") | names(case, "Symptom")
 
 
 def test_unknown_mentions_become_new_entities_with_normalised_names(extract):
