@@ -131,10 +131,11 @@ def out_of_fold_probabilities(classifier: EntityClassifier, docs: list[LabelledD
                               progress: Callable[[str], None] = lambda _: None) -> list[numpy.ndarray | None]:
     """Each write-up's candidate probabilities from weights fitted on the other folds only."""
     probabilities: list[numpy.ndarray | None] = [None] * len(docs)
+    fold_of_doc = [fold_of(d.case_id, folds) for d in docs]
     for fold in range(folds):
         progress(f"fitting without fold {fold + 1} of {folds}")
-        held = [i for i, d in enumerate(docs) if fold_of(d.case_id, folds) == fold and len(d.candidates)]
-        rest = [d for d in docs if fold_of(d.case_id, folds) != fold]
+        held = [i for i, d in enumerate(docs) if fold_of_doc[i] == fold and len(d.candidates)]
+        rest = [d for i, d in enumerate(docs) if fold_of_doc[i] != fold]
         if not held or not rest:
             continue
         classifier.set_weights(fit(*stacked(rest)))
