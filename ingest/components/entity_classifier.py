@@ -167,6 +167,7 @@ class EntityClassifier:
         best_in_sentence: dict[tuple[int, str], tuple[float, Candidate]] = {}
         best_in_doc: dict[str, tuple[float, Candidate]] = {}
         layout: Layout = doc._.layout
+        names = named_ranges(doc)
         for candidate, row in zip(candidates, probabilities):
             # What the text denies is never a finding, whatever the model says.
             if negated(candidate.span, cues, follow=False) or self.finder.denied(candidate.span):
@@ -175,7 +176,7 @@ class EntityClassifier:
             if is_report_title(candidate.span, self.cues):
                 continue  # "PIR", "Root Cause Analysis": the report, not something in it
             organisation = candidate.method not in self.rule_methods and (
-                (names_an_organisation(candidate.span) and not self.names_a_product(candidate.span))
+                (names_an_organisation(candidate.span, names) and not self.names_a_product(candidate.span))
                 or candidate.span[-1].text in self.organisation_suffixes)
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
@@ -440,10 +441,18 @@ def whole_phrase(span: Span) -> Span:
     return whole
 
 
-def names_an_organisation(span: Span) -> bool:
-    """The span lies inside a name the NER calls an organisation, person or place."""
-    return any(entity.start <= span.start and span.end <= entity.end
-               for entity in span.doc.ents if entity.label_ in ("ORG", "PERSON", "GPE", "NORP"))
+NAME_LABELS = ("ORG", "PERSON", "GPE", "NORP")  # the NER's names of organisations, people and places
+
+
+def named_ranges(doc: Doc) -> list[tuple[int, int]]:
+    """The token ranges of the NER's names, read once per write-up: `doc.ents` builds every
+    entity span anew on each call."""
+    return [(entity.start, entity.end) for entity in doc.ents if entity.label_ in NAME_LABELS]
+
+
+def names_an_organisation(span: Span, names: list[tuple[int, int]]) -> bool:
+    """The span lies inside one of the names (named_ranges)."""
+    return any(start <= span.start and span.end <= end for start, end in names)
 
 
 def is_proper(span: Span) -> bool:
