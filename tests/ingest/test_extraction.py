@@ -119,6 +119,14 @@ def test_synonyms_and_inflections_map_to_one_canonical_entity(extract):
     assert names(gpus, "Component") == {"GPU"}
 
 
+def test_a_hang_is_a_training_job_hang_only_when_a_training_job_hangs(extract):
+    database = extract("# Database\n\nTwo misconfigurations caused the application database to hang.\n")
+    assert "unresponsive system" in names(database, "Symptom")
+    assert "training job hang" not in names(database, "Symptom")
+    training = extract("# Training\n\nThe training job hung for six hours after a rank stalled.\n")
+    assert "training job hang" in names(training, "Symptom")
+
+
 def test_unknown_mentions_become_new_entities_with_normalised_names(extract):
     case = extract(SECTIONED)
     [new] = [m for m in case.mentions_of("RootCause") if not m.known]
