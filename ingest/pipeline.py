@@ -109,7 +109,9 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     roles.set_concepts(concept_roles(taxonomy))
     if loose is not None:
         loose.add_phrases(loose_phrases(nlp, taxonomy))
-    phrases.set_taxonomy(*phrase_heads_and_concepts(nlp, taxonomy))
+    heads, concepts = phrase_heads_and_concepts(nlp, taxonomy)
+    phrases.set_taxonomy(heads, concepts)
+    nlp.get_pipe("incident_norms").set_words(word for concept in concepts for word in concept["lemmas"].split())
     weights = load_weights(weights_file()) if trained and use_classifier else None
     if weights is not None:
         classifier.set_weights(weights)
