@@ -2,7 +2,7 @@
 
 import pytest
 
-from incident_graph.ingest.components.cues import CueIndex, Cues, hedged
+from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged
 from incident_graph.ingest.pipeline import default_pipeline, patterns_file
 
 
@@ -37,3 +37,14 @@ def test_a_status_page_stating_impact_is_not_hedging(nlp, cues, sentence, phrase
 def test_doubt_still_hedges(nlp, cues, sentence, phrase):
     doc = nlp(sentence)
     assert hedged(span_of(doc, phrase), CueIndex(doc, cues))
+
+
+@pytest.mark.parametrize("sentence, phrase, side", [
+    ("The root cause turned out to be silent data corruption in a GPU.", "silent data corruption", "cause"),
+    ("The root cause was identified as a priority inversion.", "priority inversion", "cause"),
+    ("A bad push caused the outage.", "bad push", "cause"),
+    ("A bad push caused the outage.", "outage", "effect"),
+])
+def test_the_noun_cause_is_no_cause_verb(nlp, cues, sentence, phrase, side):
+    doc = nlp(sentence)
+    assert cause_side(span_of(doc, phrase), CueIndex(doc, cues)) == side
