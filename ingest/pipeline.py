@@ -9,7 +9,6 @@ components in ingest/components/, configured from the data files in ingest/patte
 from __future__ import annotations
 
 import hashlib
-import tomllib
 import warnings
 from functools import lru_cache
 from importlib import resources
@@ -21,17 +20,13 @@ from spacy.language import Language
 
 from incident_graph.ingest import components  # noqa: F401  (registers the factories)
 from incident_graph.ingest.components import CANDIDATES, DETECTION_CANDIDATES
+from incident_graph.ingest.pattern_files import patterns_file
 from incident_graph.ingest.train_classifier import load_weights, weights_file
 from incident_graph.ingest.trained_model import BLANK, ModelChoice, choose_model, load_trained
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
 MODEL_META_KEY = "incident_graph_model"  # nlp.meta key naming the trained pipeline underneath
 FINGERPRINT_META_KEY = "incident_graph_fingerprint"  # what the extraction depends on, hashed
-
-
-def patterns_file(name: str) -> dict[str, Any]:
-    text = resources.files("incident_graph.ingest").joinpath("patterns", name).read_text(encoding="utf-8")
-    return tomllib.loads(text)
 
 
 def base_pipeline(choice: ModelChoice) -> Language:

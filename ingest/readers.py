@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
+from incident_graph.ingest.pattern_files import section_headings
 from incident_graph.schema.entity_types import ENTITY_TYPES
 from incident_graph.schema.records import first_day
 
@@ -215,11 +216,11 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
     )
 
 
-# Words that open a title before a colon without naming anyone: "Post-mortem: ...", "Update: ...".
-TITLE_PREFIX_WORDS = {"post-mortem", "postmortem", "post mortem", "incident", "incident report", "outage", "rca",
-                      "update", "summary", "root cause", "root cause analysis", "retrospective", "review",
-                      "incident review", "resolved", "investigating", "identified", "monitoring", "case study",
-                      "lessons learned", "analysis", "report", "follow-up", "the", "how", "why", "what"}
+# Words that open a title before a colon without naming anyone: "Post-mortem: ...", "Update: ...";
+# a section's label ("Summary of impact: ...") does not name anyone either (section_headings).
+TITLE_PREFIX_WORDS = {"post-mortem", "postmortem", "post mortem", "incident", "incident report", "outage",
+                      "update", "retrospective", "review", "incident review", "resolved", "investigating",
+                      "identified", "monitoring", "case study", "analysis", "report", "the", "how", "why", "what"}
 TITLE_ORGANISATION = re.compile(r"^([^:\n]{1,40}):\s+\S")
 
 
@@ -229,7 +230,8 @@ def title_organisation(text: str, title: str) -> FrontMatterField | None:
     if not match:
         return None
     name = match.group(1).strip()
-    if name.lower() in TITLE_PREFIX_WORDS or len(name.split()) > 4 or not NAME_LABEL.match(name):
+    if name.lower() in TITLE_PREFIX_WORDS or name.lower() in section_headings() or len(name.split()) > 4 \
+            or not NAME_LABEL.match(name):
         return None
     start = text.find(name)
     if start < 0:

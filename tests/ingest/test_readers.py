@@ -119,3 +119,11 @@ def test_a_title_naming_the_organisation_before_a_colon():
     assert named.organisation_field.line == "# Initrode: a bad config took down the edge"
     for title in ("Post-mortem: the edge went down", "How we lost the edge: a story", "Update: resolved"):
         assert writeup_from_text(f"# {title}\n\nRouters crashed.\n", "b.md", "b").organisation is None
+
+
+def test_a_section_label_opening_a_plain_text_report_names_no_organisation():
+    from incident_graph.ingest.readers import writeup_from_text
+
+    for label in ("Summary of impact", "Preliminary root cause", "Next steps", "Customer impact"):
+        text = f"{label}: between 06:52 and 09:10 UTC customers saw errors.\n\nMitigation: we rolled back.\n"
+        assert writeup_from_text(text, "r.txt", "r").organisation is None, label

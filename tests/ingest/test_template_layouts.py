@@ -1,6 +1,6 @@
 """Post-mortem templates: labelled paragraphs, template headings, metadata lines under a title."""
 
-from incident_graph.ingest.pipeline import patterns_file
+from incident_graph.ingest.pattern_files import patterns_file
 from incident_graph.ingest.readers import front_matter_fields, writeup_from_text
 from incident_graph.ingest.sections import analyse
 
