@@ -8,10 +8,10 @@ The extractor uses them only where the write-up has no such section.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from incident_graph.ingest.components.spans import SKIPPED_KINDS
 from incident_graph.ingest.sections import Layout
@@ -32,6 +32,7 @@ def make_narrative(nlp: Language, name: str, cues: dict[str, Any]) -> "Narrative
 class NarrativeSentences:
     def __init__(self, cues: dict[str, Any]) -> None:
         self.max_words = int(cues.get("max_sentence_words", 60))
+        self.effect_verbs = set(cues.get("effect_verbs", []))
         self.phrases: dict[str, dict[str, list[tuple[str, ...]]]] = {}  # kind -> first word -> phrases
         for kind in KINDS:
             by_first: dict[str, list[tuple[str, ...]]] = {}
@@ -49,16 +50,25 @@ class NarrativeSentences:
                 continue
             words = [(t.lower_, t.norm_) for t in sentence]
             for kind in KINDS:
-                if self.has_cue(words, self.phrases[kind]):
+                if any(not (kind == "remediation" and self.brought_about(sentence[at]))
+                       for at in self.cues_at(words, self.phrases[kind])):
                     found[kind].append((sentence.start_char, sentence.end_char))
                     break
         doc._.narrative = found
         return doc
 
     @staticmethod
-    def has_cue(words: list[tuple[str, str]], by_first: dict[str, list[tuple[str, ...]]]) -> bool:
+    def cues_at(words: list[tuple[str, str]], by_first: dict[str, list[tuple[str, ...]]]) -> Iterator[int]:
+        """The index of the first word of each cue phrase in the words, in order."""
         for index, (lower, norm) in enumerate(words):
             for phrase in by_first.get(lower, []) + (by_first.get(norm, []) if norm != lower else []):
                 if all(k + index < len(words) and word in words[k + index] for k, word in enumerate(phrase)):
-                    return True
+                    yield index
+                    break
+
+    def brought_about(self, token: Token) -> bool:
+        """The word is what an effect verb before it brought about: "caused the instances to reboot"."""
+        for ancestor in list(token.ancestors)[:3]:
+            if ancestor.i < token.i and ancestor.lemma_.lower() in self.effect_verbs:
+                return True
         return False

@@ -36,3 +36,11 @@ def test_what_will_be_done_is_a_lesson_even_when_it_names_an_alert():
     case = Extractor(default_pipeline()).extract(writeup_from_text(text, "orders.md", "orders"))
     assert any("Going forward" in lesson for lesson in case.lesson_items)
     assert not any("Going forward" in step for step in case.remediation)
+
+
+def test_what_a_cause_brought_about_is_no_remediation():
+    text = ("# Rebooting hosts\n\nA kernel bug in the hypervisor caused the instances to reboot. The OS was "
+            "patched remotely, and the affected instances were restarted.\n")
+    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "reboot.md", "reboot"))
+    assert not any("caused the instances to reboot" in step for step in case.remediation)
+    assert any("patched remotely" in step for step in case.remediation)
