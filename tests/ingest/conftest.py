@@ -6,6 +6,15 @@ from incident_graph.ingest.readers import writeup_from_text
 
 
 @pytest.fixture(scope="session")
+def nlp():
+    """The default pipeline, on the trained model: the components' tests read its parse."""
+    nlp = default_pipeline()
+    if "parser" not in nlp.pipe_names:
+        pytest.fail("the trained spaCy pipeline is not installed (make install)")
+    return nlp
+
+
+@pytest.fixture(scope="session")
 def extractor() -> Extractor:
     return Extractor(default_pipeline())
 

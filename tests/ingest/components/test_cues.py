@@ -4,12 +4,6 @@ import pytest
 
 from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged
 from incident_graph.ingest.pattern_files import patterns_file
-from incident_graph.ingest.pipeline import default_pipeline
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return default_pipeline()
 
 
 @pytest.fixture(scope="module")

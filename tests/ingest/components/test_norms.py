@@ -1,18 +1,8 @@
 """incident_norms: NORM is the lower-cased lemma, plurals included, so taxonomy patterns match."""
 
-import pytest
-
 from incident_graph.ingest.components import MENTIONS
 from incident_graph.ingest.components.norms import singular_of
-from incident_graph.ingest.pipeline import default_pipeline, load_saved_pipeline, save_pipeline
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    nlp = default_pipeline()
-    if "tagger" not in nlp.pipe_names:
-        pytest.fail("the trained spaCy pipeline is not installed (make install)")
-    return nlp
+from incident_graph.ingest.pipeline import load_saved_pipeline, save_pipeline
 
 
 def norms(nlp, text: str) -> dict[str, str]:

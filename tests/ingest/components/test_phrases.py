@@ -1,17 +1,6 @@
 """incident_phrases: entities the taxonomy does not name, from the parse of the trained pipeline."""
 
-import pytest
-
 from incident_graph.ingest.components import MENTIONS
-from incident_graph.ingest.pipeline import default_pipeline
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    nlp = default_pipeline()
-    if "parser" not in nlp.pipe_names:
-        pytest.fail("the trained spaCy pipeline is not installed (make install)")
-    return nlp
 
 
 def found(nlp, text: str) -> dict[str, set[str]]:
