@@ -209,9 +209,16 @@ class PhraseFinder:
 
     def opens_section(self, sentence: Span) -> bool:
         """The first sentence of its section (or of a bullet): where a section states its subject."""
-        layout: Layout = sentence.doc._.layout
-        before = sentence.doc.text[:sentence.start_char].rstrip(" \t")
-        return before.endswith("\n") or layout.kind_at(max(0, len(before) - 1)) != layout.kind_at(sentence.start_char)
+        doc = sentence.doc
+        layout: Layout = doc._.layout
+        # The text before the sentence, back to its last character other than a space or tab, read
+        # from the tokens just before it (doc.text would join every token of the write-up).
+        first, before = sentence.start, ""
+        while first > 0 and not before:
+            first = max(0, first - 8)
+            before = doc[first:sentence.start].text.rstrip(" \t")
+        last = doc[first].idx + len(before) - 1 if before else 0
+        return before.endswith("\n") or layout.kind_at(max(0, last)) != layout.kind_at(sentence.start_char)
 
     def lead_phrases(self, sentence: Span) -> list[Span]:
         """What a section's opening sentence is about: "A bug in X ..." -> its subject; "X was ..."
