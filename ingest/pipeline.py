@@ -94,7 +94,8 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     phrases = nlp.add_pipe("incident_phrases", config={"rules": patterns_file("phrases.toml"), "cues": cues})
     classifier = nlp.add_pipe("incident_entity_classifier", config={"cues": cues})
     nlp.add_pipe("incident_organisations", config={"cues": cues})
-    nlp.add_pipe("incident_narrative", config={"cues": patterns_file("narrative.toml")})
+    nlp.add_pipe("incident_narrative", config={"cues": patterns_file("narrative.toml"),
+                                               "effect_phrases": cues["cause_precedes"]})
     initialize_own_pipes(nlp, trained)
     with warnings.catch_warnings():
         # W012: the phrase patterns run through the lemmatizer on purpose, to match on NORM.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from incident_graph.ingest.components.spans import SKIPPED_KINDS
 from incident_graph.ingest.sections import Layout
@@ -24,15 +24,21 @@ if not Doc.has_extension("narrative"):
     Doc.set_extension("narrative", default=None)
 
 
-@Language.factory("incident_narrative", default_config={"cues": {}})
-def make_narrative(nlp: Language, name: str, cues: dict[str, Any]) -> "NarrativeSentences":
-    return NarrativeSentences(cues)
+@Language.factory("incident_narrative", default_config={"cues": {}, "effect_phrases": []})
+def make_narrative(nlp: Language, name: str, cues: dict[str, Any], effect_phrases: list[str]) -> "NarrativeSentences":
+    return NarrativeSentences(cues, effect_phrases)
 
 
 class NarrativeSentences:
-    def __init__(self, cues: dict[str, Any]) -> None:
+    """effect_phrases are the cause cues that put the cause first (cues.toml's cause_precedes:
+    "cause", "lead to"): a remediation cue such a phrase brought about is what happened."""
+
+    def __init__(self, cues: dict[str, Any], effect_phrases: list[str]) -> None:
         self.max_words = int(cues.get("max_sentence_words", 60))
-        self.effect_verbs = set(cues.get("effect_verbs", []))
+        self.effect_phrases: dict[str, list[tuple[str, ...]]] = {}  # verb -> the words that follow it
+        for phrase in effect_phrases:
+            verb, *rest = phrase.lower().split()
+            self.effect_phrases.setdefault(verb, []).append(tuple(rest))
         self.phrases: dict[str, dict[str, list[tuple[str, ...]]]] = {}  # kind -> first word -> phrases
         for kind in KINDS:
             by_first: dict[str, list[tuple[str, ...]]] = {}
@@ -67,8 +73,18 @@ class NarrativeSentences:
                     break
 
     def brought_about(self, token: Token) -> bool:
-        """The word is what an effect verb before it brought about: "caused the instances to reboot"."""
+        """The word is what an effect phrase before it brought about: "caused the instances to
+        reboot", "led to a restart"."""
         for ancestor in list(token.ancestors)[:3]:
-            if ancestor.i < token.i and ancestor.lemma_.lower() in self.effect_verbs:
+            if ancestor.i < token.i and any(
+                self.follow_in_order(rest, token.doc[ancestor.i + 1:token.i + 1])
+                for rest in self.effect_phrases.get(ancestor.norm_, ())
+            ):
                 return True
         return False
+
+    @staticmethod
+    def follow_in_order(words: tuple[str, ...], tokens: Span) -> bool:
+        """Each of the words is among the tokens' norms, in this order ("lead directly to")."""
+        norms = iter(t.norm_ for t in tokens)
+        return all(word in norms for word in words)

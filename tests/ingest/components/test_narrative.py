@@ -44,3 +44,11 @@ def test_what_a_cause_brought_about_is_no_remediation():
     case = Extractor(default_pipeline()).extract(writeup_from_text(text, "reboot.md", "reboot"))
     assert not any("caused the instances to reboot" in step for step in case.remediation)
     assert any("patched remotely" in step for step in case.remediation)
+
+
+def test_a_cause_phrase_of_several_words_brings_about_too():
+    text = ("# Restart loop\n\nA leaked file handle in the agent led to a restart of every worker. The team "
+            "rolled back the agent release.\n")
+    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "loop.md", "loop"))
+    assert not any("led to a restart" in step for step in case.remediation)
+    assert any("rolled back" in step for step in case.remediation)
