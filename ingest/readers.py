@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator
 
-from incident_graph.ingest.pattern_files import section_headings
+from incident_graph.ingest.pattern_files import normalise_heading, section_headings
 from incident_graph.schema.entity_types import ENTITY_TYPES
 from incident_graph.schema.records import first_day
 
@@ -230,7 +230,7 @@ def title_organisation(text: str, title: str) -> FrontMatterField | None:
     if not match:
         return None
     name = match.group(1).strip()
-    if name.lower() in TITLE_PREFIX_WORDS or name.lower() in section_headings() or len(name.split()) > 4 \
+    if name.lower() in TITLE_PREFIX_WORDS or normalise_heading(name) in section_headings() or len(name.split()) > 4 \
             or not NAME_LABEL.match(name):
         return None
     start = text.find(name)

@@ -10,6 +10,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 
+from incident_graph.ingest.pattern_files import normalise_heading
 from incident_graph.ingest.readers import FRONT_MATTER, METADATA_LINE, metadata_block_start
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
@@ -64,10 +65,6 @@ class Layout:
         for region in self.regions:
             grouped.setdefault(region.kind, []).append(region)
         return grouped
-
-
-def normalise_heading(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip().strip("*_:#").strip()).lower()
 
 
 def heading_kinds(headings: dict[str, list[str]]) -> dict[str, str]:

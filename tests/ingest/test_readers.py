@@ -124,6 +124,7 @@ def test_a_title_naming_the_organisation_before_a_colon():
 def test_a_section_label_opening_a_plain_text_report_names_no_organisation():
     from incident_graph.ingest.readers import writeup_from_text
 
-    for label in ("Summary of impact", "Preliminary root cause", "Next steps", "Customer impact"):
+    for label in ("Summary of impact", "Preliminary root cause", "Next steps", "Customer impact",
+                  "Customer  Impact", "**Next steps**"):
         text = f"{label}: between 06:52 and 09:10 UTC customers saw errors.\n\nMitigation: we rolled back.\n"
         assert writeup_from_text(text, "r.txt", "r").organisation is None, label

@@ -17,7 +17,7 @@ from graphql import build_schema as parse_sdl
 from incident_graph.api import types
 from incident_graph.api.graphql_schema import build_schema
 from incident_graph.graph.synthetic import DEFAULT_ENTITY_SHAPES
-from incident_graph.ingest.sections import normalise_heading
+from incident_graph.ingest.pattern_files import normalise_heading
 from incident_graph.schema import models
 from incident_graph.schema.entity_types import ENTITY_TYPES, LABELS
 from incident_graph.schema.taxonomy import load_taxonomy
