@@ -145,9 +145,10 @@ class EntityClassifier:
         candidates = self.candidates(doc)
         if not candidates:
             return doc
-        probabilities = self.probabilities(self.features(doc, candidates))
+        cues = CueIndex(doc, self.cues)
+        probabilities = self.probabilities(self.features(doc, candidates, cues))
         kept = [span for span in doc.spans.get(MENTIONS, []) if span.label_ not in TYPES]
-        kept += self.decide(doc, candidates, probabilities, CueIndex(doc, self.cues))
+        kept += self.decide(doc, candidates, probabilities, cues)
         doc.spans[MENTIONS] = sorted(kept, key=lambda s: s.start)
         return doc
 
@@ -194,7 +195,7 @@ class EntityClassifier:
                 elif probability >= threshold:
                     ranked.append((above_bar(probability, threshold), label, candidate))
                 if section_type == label:
-                    key = (candidate.span.sent.start, label)
+                    key = (cues.sentence(candidate.span.start)[0], label)
                     if probability > best_in_sentence.get(key, (-1.0, candidate))[0]:
                         best_in_sentence[key] = (probability, candidate)
                 if probability > best_in_doc.get(label, (-1.0, candidate))[0]:
@@ -271,7 +272,8 @@ class EntityClassifier:
         added: list[Span | None] = []
         for (sentence_start, label), floor, (probability, candidate) in fallbacks:
             kept = [s for s in found + added if s is not None]
-            if probability < floor or any(s.label_ == label and sentence_start in (None, s.sent.start) for s in kept) \
+            if probability < floor or any(s.label_ == label and sentence_start in (None, cues.sentence(s.start)[0])
+                                          for s in kept) \
                     or any(s.start < candidate.span.end and candidate.span.start < s.end for s in kept):
                 continue
             added.append(self.keep((0.5, label, candidate), taken, cues, layout))
@@ -376,9 +378,9 @@ class EntityClassifier:
 
     # ------------------------------------------------------------ features
 
-    def features(self, doc: Doc, candidates: list[Candidate]) -> numpy.ndarray:
+    def features(self, doc: Doc, candidates: list[Candidate], cues: CueIndex | None = None) -> numpy.ndarray:
         layout: Layout = doc._.layout
-        cues = CueIndex(doc, self.cues)
+        cues = cues or CueIndex(doc, self.cues)
         finder = self.finder
         heads: dict[str, int] = {}
         for token in doc:
@@ -419,7 +421,7 @@ class EntityClassifier:
                 sum(1 for t in span if t.text[:1].isupper()) / len(span),
                 numpy.log1p(heads.get(root.norm_, 0)),
                 span.start_char / length,
-                float(finder.opens_section(span.sent)),
+                float(finder.opens_section(doc[slice(*cues.sentence(span.start))])),
                 float(root.norm_ in finder.generic_heads),
             ]
             rows.append(row)
