@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
+import numpy
 import strawberry
 
 from incident_graph.api import limits
@@ -21,6 +23,8 @@ from incident_graph.api.diagnosis_ranking import (
     NAMED_CAUSE_WEIGHT,
     SHRINKAGE,
     SYMPTOM_SHARE,
+    TAXONOMY_CONCEPTS,
+    TAXONOMY_WEIGHT,
     CauseLink,
     Concept,
     RankedCause,
@@ -59,17 +63,17 @@ def read_input(text: str | None, symptoms: Sequence[str] | None,
                known: list[tuple[str, list[str]]]) -> tuple[Reading, tuple[float, ...] | None]:
     """The reading of the symptoms (ingest/symptom_reading.py) and the embedding to compare cases by."""
     # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
-    from incident_graph.ingest.embedding import phrase_embedding
+    from incident_graph.ingest.sentence_encoder import sentence_embedding
     from incident_graph.ingest.symptom_reading import named_symptoms, read_symptoms
 
     if text is not None:
-        return read_symptoms(text, known, SYMPTOM_THRESHOLD), phrase_embedding(text)
+        return read_symptoms(text, known, SYMPTOM_THRESHOLD), sentence_embedding(text)
     # Names read as a short description too: the cases nearest to them by meaning vote beside the
     # cases showing them (leave-one-out from suggestFilters' names on train and tune-new: hit@3
     # 0.20 -> 0.23 and 0.10 -> 0.14).
     reading = named_symptoms(list(symptoms or []), known)
     understood = "; ".join(s.symptom for s in reading.symptoms)
-    return reading, phrase_embedding(understood) if understood else None
+    return reading, sentence_embedding(understood) if understood else None
 
 
 def placed_links(rows: list[dict[str, Any]], concepts: dict[str, Concept]) -> list[CauseLink]:
@@ -89,6 +93,31 @@ def placed_links(rows: list[dict[str, Any]], concepts: dict[str, Concept]) -> li
         if chain:
             links.append(CauseLink(row["case_id"], chain, row["confidence"], row["sentence"]))
     return links
+
+
+def description_text(entity: dict[str, Any]) -> str:
+    return f"{entity['name']}: {entity['description']}" if entity.get("description") else str(entity["name"])
+
+
+@lru_cache(maxsize=MAX_CONCEPTS)
+def description_embedding(text: str) -> tuple[float, ...] | None:
+    """A taxonomy cause's name and description, embedded once per process: they change only with
+    the taxonomy."""
+    from incident_graph.ingest.sentence_encoder import sentence_embedding
+
+    return sentence_embedding(text)
+
+
+def description_similarities(vector: Sequence[float] | None, concept_rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Each taxonomy root cause's cosine, by its description, to the text's embedding."""
+    if vector is None:
+        return {}
+    embedded = [(row["name"], description_embedding(description_text(row["entity"]))) for row in concept_rows]
+    embedded = [(name, embedding) for name, embedding in embedded if embedding is not None]
+    if not embedded:
+        return {}
+    cosines = numpy.asarray([embedding for _, embedding in embedded]) @ numpy.asarray(vector)
+    return {name: float(cosine) for (name, _), cosine in zip(embedded, cosines)}
 
 
 async def run_diagnosis(reader: GraphReader, text: str | None = None, symptoms: Sequence[str] | None = None,
@@ -119,7 +148,10 @@ async def run_diagnosis(reader: GraphReader, text: str | None = None, symptoms: 
     concepts = {row["name"]: Concept(tuple(row["chain"]), row["cases"]) for row in concept_rows}
     cause_rows = await reader.rows(queries.CASE_CAUSES, case_ids=sorted(weights), limit=MAX_CAUSE_LINKS)
     links = await anyio.to_thread.run_sync(placed_links, cause_rows, concepts)
-    causes = rank(weights, links, concepts, reading.root_causes)[:first]
+    # Only for the analyst's own words: measured there (BENCHMARKS.md); names keep the cases' evidence.
+    similarities = await anyio.to_thread.run_sync(description_similarities, vector, concept_rows) \
+        if text is not None else {}
+    causes = rank(weights, links, concepts, reading.root_causes, descriptions=similarities)[:first]
     return DiagnosisAnswer(
         understood=reading.symptoms,
         named_causes=reading.root_causes,
@@ -152,9 +184,11 @@ DESCRIPTION = (
     f"symptom is matched by meaning to the graph's symptoms (cosine of word-vector embeddings >= {SYMPTOM_THRESHOLD}). "
     "Evidence: (a) cases showing the understood symptoms, each weighing the sum of similarity x IDF (rare "
     f"symptoms count more) x link confidence ({SYMPTOM_POOL} at most); (b) the {MEANING_POOL} cases "
-    f"nearest by meaning to the text (or to the understood symptoms' names) (the vector index), each weighing its cosine{'' if MEANING_POWER == 1 else f' ** {MEANING_POWER:g}'}; each kind sums "
+    f"nearest by meaning to the text (or to the understood symptoms' names) (the vector index of sentence embeddings), each weighing its cosine{'' if MEANING_POWER == 1 else f' ** {MEANING_POWER:g}'}; each kind sums "
     f"to 1 and they are blended {SYMPTOM_SHARE:g} / {1 - SYMPTOM_SHARE:g}; root causes the text names "
-    f"count as one more case weighing {NAMED_CAUSE_WEIGHT:g} of that evidence. A case credits its root causes and every broader concept (extracted "
+    f"count as one more case weighing {NAMED_CAUSE_WEIGHT:g} of that evidence, and, for `text`, the {TAXONOMY_CONCEPTS} taxonomy "
+    f"causes whose descriptions are nearest to the text by meaning as one more weighing {TAXONOMY_WEIGHT:g} (each "
+    "credited by its cosine over the nearest one's), so a cause no other case has can still be found. A case credits its root causes and every broader concept (extracted "
     f"causes are placed under the nearest taxonomy cause, cosine >= {PLACEMENT_THRESHOLD}). groupScore is a "
     "group's share of the evidence; score is groupScore x (n x share + m x prior) / (n + m), with share the "
     "cause's part of its group's evidence, prior its share of the group's cases in the graph, n the group's "

@@ -5,7 +5,11 @@ Evidence comes in as cases, each with a weight:
   confidence (a symptom few cases show says more than "service outage");
 - the cases nearest to the analyst's text by meaning (the vector index): a k-nearest-neighbour
   vote, each neighbour weighing its cosine (to the power MEANING_POWER: above 1 the nearest count most);
-- a root cause the text itself names counts as one more case of weight NAMED_CAUSE_WEIGHT.
+- a root cause the text itself names counts as one more case of weight NAMED_CAUSE_WEIGHT;
+- for an analyst's text, the taxonomy itself: the TAXONOMY_CONCEPTS root causes whose description ("cooling failure:
+  data-centre cooling fails and machines overheat") is nearest to the text by meaning form one more
+  case, of weight TAXONOMY_WEIGHT, crediting each by its cosine over the nearest one's. A cause
+  that no other case of the graph has can still be found this way, which the cases cannot do.
 Each kind is normalised to sum to 1 and the two are blended (SYMPTOM_SHARE); a case's root causes
 are credited to every level of the taxonomy above them, so a group gathers its causes' evidence.
 
@@ -29,6 +33,9 @@ SHRINKAGE = 0.5  # m: cases of support at which the observed share and the prior
 NAMED_CAUSE_WEIGHT = 0.5  # a cause named in the text, as a share of the evidence of the cases
 EVIDENCE_SENTENCES = 3  # per diagnosis
 NAMED_IN_TEXT = ""  # the pseudo-case of causes named in the text: it supports, but is never listed
+TAXONOMY_WEIGHT = 0.1  # the taxonomy's descriptions, as a share of the evidence of the cases
+TAXONOMY_CONCEPTS = 10  # the causes whose descriptions are nearest to the text
+BY_DESCRIPTION = " taxonomy"  # the pseudo-case of those causes: it supports, but is never listed
 
 
 @dataclass(frozen=True)
@@ -90,13 +97,32 @@ def credits(links: Iterable[CauseLink]) -> dict[str, dict[str, float]]:
     return credited
 
 
+def described(similarities: Mapping[str, float], concepts: Mapping[str, Concept],
+               top: int = TAXONOMY_CONCEPTS) -> list[CauseLink]:
+    """The links of the taxonomy's pseudo-case: the `top` specific causes by the cosine of their
+    description to the text, each credited by its cosine over the nearest one's."""
+    broader = {name for concept in concepts.values() for name in concept.chain[1:]}
+    nearest = sorted(((cosine, name) for name, cosine in similarities.items()
+                      if name in concepts and name not in broader and cosine > 0), reverse=True)[:top]
+    if not nearest:
+        return []
+    best = nearest[0][0]
+    return [CauseLink(BY_DESCRIPTION, concepts[name].chain, cosine / best, "") for cosine, name in nearest]
+
+
 def rank(weights: Mapping[str, float], links: Sequence[CauseLink], concepts: Mapping[str, Concept],
          named_causes: Sequence[str] = (), shrinkage: float = SHRINKAGE,
-         named_cause_weight: float = NAMED_CAUSE_WEIGHT) -> list[RankedCause]:
+         named_cause_weight: float = NAMED_CAUSE_WEIGHT, descriptions: Mapping[str, float] | None = None,
+         taxonomy_weight: float = TAXONOMY_WEIGHT) -> list[RankedCause]:
     """Specific causes (concepts no other concept is under), best first, each with its group's score
-    (a cause without a group is its own group)."""
+    (a cause without a group is its own group). `descriptions`: each taxonomy cause's cosine to the
+    text, for the taxonomy's pseudo-case."""
     weights = dict(weights)
     links = list(links)
+    by_description = described(descriptions or {}, concepts)
+    if by_description and taxonomy_weight > 0:
+        weights[BY_DESCRIPTION] = taxonomy_weight * (sum(weights.values()) or 1.0)
+        links += by_description
     named = [name for name in named_causes if name in concepts]
     if named:
         weights[NAMED_IN_TEXT] = named_cause_weight * (sum(weights.values()) or 1.0)
@@ -123,7 +149,7 @@ def rank(weights: Mapping[str, float], links: Sequence[CauseLink], concepts: Map
         score = group_mass * (group_support * share + shrinkage * prior) / (group_support + shrinkage)
         if score <= 0:
             continue
-        case_ids = tuple(case_id for _, case_id in supporters)
+        case_ids = tuple(case_id for _, case_id in supporters if case_id != BY_DESCRIPTION)
         ranked.append(RankedCause(name, concept.group, concept.chain[1:], score, group_mass, case_ids,
                                   evidence_of(name, case_ids, links)))
     ranked.sort(key=lambda cause: (-cause.score, cause.concept))

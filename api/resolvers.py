@@ -203,11 +203,11 @@ def read_phrase(text: str) -> tuple[list[float] | None, list[Any]]:
     """The phrase's embedding and the taxonomy concepts it names, from the ingest pipeline."""
     try:
         # Imported on first use: the spaCy pipeline is heavy and belongs to ingest.
-        from incident_graph.ingest.embedding import phrase_embedding
+        from incident_graph.ingest.sentence_encoder import sentence_embedding
         from incident_graph.ingest.suggest import suggest_filters as find_filter_values
     except ImportError:
         raise ClientError("This needs the ingest pipeline, which is not installed.") from None
-    vector = phrase_embedding(text)
+    vector = sentence_embedding(text)
     return (list(vector) if vector is not None else None), find_filter_values(text)
 
 
@@ -221,8 +221,8 @@ async def cases_like(
     vector, mentions = await anyio.to_thread.run_sync(read_phrase, phrase)
     if vector is None and not mentions:
         raise ClientError(
-            "`text`: nothing to compare by. Its words have no word vectors (the ingest pipeline runs without "
-            "a trained model, or the words are unknown) and it names no entity of the taxonomy."
+            "`text`: nothing to compare by. It has no content words to embed (or the sentence encoder is not "
+            "installed) and it names no entity of the taxonomy."
         )
     rows = await info.context.reader.rows(
         queries.ENTITY_IDS_BY_NAME, entities=[{"label": m.type, "name": m.name} for m in mentions]

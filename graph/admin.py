@@ -75,10 +75,30 @@ def install_constraints_and_indexes(driver: Driver) -> None:
     # neomodel reports "already exists" on its stdout argument; a rerun is expected, keep it quiet.
     for node_class in NODE_CLASSES:
         db.install_labels(node_class, stdout=io.StringIO())
+    drop_vector_index_of_other_width(driver)
     for statement in (*FULL_TEXT_STATEMENTS, *VECTOR_STATEMENTS):
         driver.execute_query(statement)
     driver.execute_query("CALL db.awaitIndexes(300)")
     recount_if_uncounted(driver)
+
+
+def drop_vector_index_of_other_width(driver: Driver) -> None:
+    """A graph embedded by an earlier encoder (300-d word vectors) loses that index and those
+    embeddings: they cannot be compared with the new ones. Re-ingest embeds the cases again (the
+    encoder is part of the pipeline's fingerprint)."""
+    found = driver.execute_query(
+        "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name "
+        "RETURN options.indexConfig['vector.dimensions'] AS width", name=CASE_EMBEDDING_INDEX,
+        routing_=RoutingControl.READ).records
+    if not found or found[0]["width"] == EMBEDDING_DIMENSIONS:
+        return
+    driver.execute_query(f"DROP INDEX {CASE_EMBEDDING_INDEX} IF EXISTS")
+    with driver.session() as session:
+        session.run(
+            "MATCH (c:Case) WHERE c.embedding IS NOT NULL AND size(c.embedding) <> $width "
+            "CALL (c) { SET c.embedding = null } IN TRANSACTIONS OF 10000 ROWS",
+            width=EMBEDDING_DIMENSIONS,
+        ).consume()
 
 
 def graph_status(driver: Driver, uri: str) -> GraphStatus:

@@ -1,10 +1,11 @@
-"""Text embeddings from the trained pipeline's static word vectors.
+"""Embeddings of short names from the trained pipeline's static word vectors.
 
-A text's embedding is the unit-length mean of the vectors of its content words (alphabetic tokens
-that are not stop words and that the vocabulary has a vector for). The same function embeds a
-case at ingest (its title and text), a search phrase (casesLike) and an analyst's symptoms
-(diagnose), so they compare by cosine. A pipeline without vectors (blank English) embeds nothing:
-`None`, and the features built on embeddings say so.
+A name's embedding is the unit-length mean of the vectors of its content words (alphabetic tokens
+that are not stop words and that the vocabulary has a vector for). ingest/meaning_match.py
+matches an analyst's phrase to the graph's symptom names with it, and an extracted root cause to
+a taxonomy cause. Cases, search phrases and an analyst's whole text are compared by sentence
+embeddings instead (ingest/sentence_encoder.py). A pipeline without vectors (blank English)
+embeds nothing: `None`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,15 @@ from collections.abc import Iterable
 
 import numpy
 from spacy.language import Language
-from spacy.tokens import Doc, Token
-
-from incident_graph.schema.models import EMBEDDING_DIMENSIONS
+from spacy.tokens import Token
 
 Embedding = tuple[float, ...]
 
 
 def has_vectors(nlp: Language) -> bool:
-    """True when the pipeline's vocabulary carries word vectors of the graph's dimension."""
+    """True when the pipeline's vocabulary carries word vectors."""
     rows, width = nlp.vocab.vectors.shape
-    return rows > 0 and width == EMBEDDING_DIMENSIONS
+    return rows > 0 and width > 0
 
 
 def content_vectors(nlp: Language, tokens: Iterable[Token]) -> list[numpy.ndarray]:
@@ -48,20 +47,8 @@ def unit_mean(vectors: list[numpy.ndarray]) -> Embedding | None:
     return tuple(round(float(value), 6) for value in mean / norm)
 
 
-def docs_embedding(nlp: Language, docs: Iterable[Doc]) -> Embedding | None:
-    """The embedding of several texts taken together (a case's title and text)."""
-    if not has_vectors(nlp):
-        return None
-    return unit_mean([vector for doc in docs for vector in content_vectors(nlp, doc)])
-
-
 def text_embedding(nlp: Language, text: str) -> Embedding | None:
     """The embedding of one text (tokenized only), or None without vectors or content words."""
-    return docs_embedding(nlp, [nlp.make_doc(text)])
-
-
-def phrase_embedding(text: str, nlp: Language | None = None) -> Embedding | None:
-    """A search phrase's embedding through the same pipeline as ingest (None without vectors)."""
-    from incident_graph.ingest.pipeline import default_pipeline
-
-    return text_embedding(nlp or default_pipeline(), text)
+    if not has_vectors(nlp):
+        return None
+    return unit_mean(content_vectors(nlp, nlp.make_doc(text)))

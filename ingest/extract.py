@@ -18,10 +18,10 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
 from incident_graph.ingest.components.spans import in_markup
-from incident_graph.ingest.embedding import docs_embedding
 from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
+from incident_graph.ingest.sentence_encoder import case_embedding
 from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
@@ -290,7 +290,7 @@ class Extractor:
             extraction_model=model_of(self.nlp),
             origin=writeup.origin,
             input_hash=self.input_hash(writeup),
-            embedding=docs_embedding(self.nlp, [self.nlp.make_doc(writeup.title), doc]),
+            embedding=case_embedding(writeup.title, writeup.text),
         )
         return ParsedWriteUp(writeup, case, tuple(self.found_spans(doc)))
 

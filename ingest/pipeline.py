@@ -21,6 +21,7 @@ from spacy.language import Language
 from incident_graph.ingest import components  # noqa: F401  (registers the factories)
 from incident_graph.ingest.components import CANDIDATES, DETECTION_CANDIDATES
 from incident_graph.ingest.pattern_files import patterns_file
+from incident_graph.ingest.sentence_encoder import encoder_fingerprint
 from incident_graph.ingest.train_classifier import load_weights, weights_file
 from incident_graph.ingest.trained_model import BLANK, ModelChoice, choose_model, load_trained
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
@@ -117,8 +118,9 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
 
 def pipeline_fingerprint(nlp: Language, taxonomy: Taxonomy, with_weights: bool) -> str:
     """A hash of everything extraction depends on besides the text: the model, the taxonomy, the
-    pattern files and the classifier's weights."""
+    pattern files, the classifier's weights and the sentence encoder of the case embeddings."""
     digest = hashlib.sha256(model_of(nlp).encode())
+    digest.update(encoder_fingerprint().encode())
     digest.update(repr(sorted(map(repr, taxonomy.concepts))).encode())
     for path in sorted(resources.files("incident_graph.ingest").joinpath("patterns").iterdir(), key=lambda p: p.name):
         if path.name.endswith(".toml"):

@@ -115,7 +115,7 @@ Case = type("Case", (CaseProperties,), {
 
 NODE_CLASSES = (Case, *ENTITY_NODE_CLASSES.values())
 
-EMBEDDING_DIMENSIONS = 300  # the trained pipeline's static vectors (en_core_web_md)
+EMBEDDING_DIMENSIONS = 384  # a case's sentence embedding (ingest/sentence_encoder.py: all-MiniLM-L6-v2)
 # Stored for the vector index, never sent to API clients (CASES_BY_ID leaves it out).
 UNREAD_CASE_PROPERTIES = ("embedding",)
 

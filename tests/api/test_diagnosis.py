@@ -165,6 +165,19 @@ async def test_text_finds_cases_by_meaning_when_it_names_no_symptom(sample_api):
                         "spotify-2020-expired-certificate", "sectigo-2020-addtrust-root-expiry"}
 
 
+async def test_text_finds_a_cause_no_case_has_by_the_taxonomys_descriptions(sample_api, sample_graph):
+    # The sample holds certificate and date cases only; nothing in it was caused by cooling.
+    assert not sample_graph.execute_query(
+        "MATCH (:Case)-[]->(:RootCause {name: 'cooling failure'}) RETURN 1 LIMIT 1").records
+    text = "alarms on the temperature of the data hall; racks of servers switched themselves off to protect the hardware"
+    rows = (await sample_api.data(DIAGNOSE, {"text": text, "first": 20}))["diagnose"]
+    # Ranked where no case points to it, first of the causes that only the descriptions name; the
+    # taxonomy is no case, so it lists no supporting case or evidence.
+    unsupported = [r for r in rows if not r["supportingCases"]]
+    assert unsupported and unsupported[0]["rootCause"]["name"] == "cooling failure"
+    assert unsupported[0]["evidence"] == [] and unsupported[0]["score"] > 0
+
+
 def summary(answer) -> tuple:
     return (answer.understood, [(c.concept, c.group, round(c.score, 9), round(c.group_score, 9), c.supporting,
                                  c.evidence) for c in answer.causes])

@@ -2,6 +2,7 @@ import pytest
 from neo4j.exceptions import ConstraintError
 
 from incident_graph.graph.admin import graph_status, install_constraints_and_indexes, reset_data
+from incident_graph.schema.models import EMBEDDING_DIMENSIONS
 
 
 def test_init_is_idempotent(driver):
@@ -55,4 +56,23 @@ def test_init_installs_a_cosine_vector_index_on_case_embeddings(driver):
     ).records[0]
     assert (record["labelsOrTypes"], record["properties"]) == (["Case"], ["embedding"])
     config = record["options"]["indexConfig"]
-    assert (config["vector.dimensions"], config["vector.similarity_function"]) == (300, "COSINE")
+    assert (config["vector.dimensions"], config["vector.similarity_function"]) == (EMBEDDING_DIMENSIONS, "COSINE")
+
+
+def test_an_index_of_an_earlier_encoders_width_is_replaced_and_its_embeddings_dropped(empty_graph):
+    empty_graph.execute_query("DROP INDEX case_embedding IF EXISTS")
+    empty_graph.execute_query("CREATE VECTOR INDEX case_embedding FOR (c:Case) ON c.embedding OPTIONS "
+                         "{indexConfig: {`vector.dimensions`: 300, `vector.similarity_function`: 'cosine'}}")
+    empty_graph.execute_query("CREATE (:Case {case_id: 'old', title: 't', embedding: $old}), "
+                         "(:Case {case_id: 'new', title: 't', embedding: $new})",
+                         old=[0.1] * 300, new=[0.1] * EMBEDDING_DIMENSIONS)
+    try:
+        install_constraints_and_indexes(empty_graph)
+        width = empty_graph.execute_query("SHOW VECTOR INDEXES YIELD name, options WHERE name = 'case_embedding' "
+                                     "RETURN options.indexConfig['vector.dimensions'] AS width").records[0]["width"]
+        assert width == EMBEDDING_DIMENSIONS
+        kept = empty_graph.execute_query("MATCH (c:Case) RETURN c.case_id AS id, c.embedding IS NOT NULL AS kept "
+                                    "ORDER BY id").records
+        assert [(r["id"], r["kept"]) for r in kept] == [("new", True), ("old", False)]
+    finally:
+        empty_graph.execute_query("MATCH (c:Case) WHERE c.case_id IN ['old', 'new'] DELETE c")
