@@ -1,5 +1,7 @@
 """incident_narrative: detection, remediation and lessons told in prose."""
 
+import pytest
+
 from incident_graph.ingest.extract import Extractor
 from incident_graph.ingest.pipeline import build_pipeline, default_pipeline
 from incident_graph.ingest.readers import writeup_from_text
@@ -38,17 +40,15 @@ def test_what_will_be_done_is_a_lesson_even_when_it_names_an_alert():
     assert not any("Going forward" in step for step in case.remediation)
 
 
-def test_what_a_cause_brought_about_is_no_remediation():
-    text = ("# Rebooting hosts\n\nA kernel bug in the hypervisor caused the instances to reboot. The OS was "
-            "patched remotely, and the affected instances were restarted.\n")
+@pytest.mark.parametrize(("text", "brought_about", "done"), [
+    ("# Rebooting hosts\n\nA kernel bug in the hypervisor caused the instances to reboot. The OS was "
+     "patched remotely, and the affected instances were restarted.\n", "caused the instances to reboot",
+     "patched remotely"),
+    # A cause phrase of several words ("lead to") brings about too.
+    ("# Restart loop\n\nA leaked file handle in the agent led to a restart of every worker. The team "
+     "rolled back the agent release.\n", "led to a restart", "rolled back"),
+])
+def test_what_a_cause_brought_about_is_no_remediation(text, brought_about, done):
     case = Extractor(default_pipeline()).extract(writeup_from_text(text, "reboot.md", "reboot"))
-    assert not any("caused the instances to reboot" in step for step in case.remediation)
-    assert any("patched remotely" in step for step in case.remediation)
-
-
-def test_a_cause_phrase_of_several_words_brings_about_too():
-    text = ("# Restart loop\n\nA leaked file handle in the agent led to a restart of every worker. The team "
-            "rolled back the agent release.\n")
-    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "loop.md", "loop"))
-    assert not any("led to a restart" in step for step in case.remediation)
-    assert any("rolled back" in step for step in case.remediation)
+    assert not any(brought_about in step for step in case.remediation)
+    assert any(done in step for step in case.remediation)
