@@ -100,12 +100,13 @@ def description_text(entity: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=MAX_CONCEPTS)
-def description_embedding(text: str) -> tuple[float, ...] | None:
-    """A taxonomy cause's name and description, embedded once per process: they change only with
-    the taxonomy."""
+def description_embedding(text: str) -> numpy.ndarray | None:
+    """A taxonomy cause's name and description, embedded once per process (they change only with
+    the taxonomy), kept as an array so a request stacks them without converting each again."""
     from incident_graph.ingest.sentence_encoder import sentence_embedding
 
-    return sentence_embedding(text)
+    embedding = sentence_embedding(text)
+    return numpy.asarray(embedding) if embedding is not None else None
 
 
 def description_similarities(vector: Sequence[float] | None, concept_rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -116,7 +117,7 @@ def description_similarities(vector: Sequence[float] | None, concept_rows: list[
     embedded = [(name, embedding) for name, embedding in embedded if embedding is not None]
     if not embedded:
         return {}
-    cosines = numpy.asarray([embedding for _, embedding in embedded]) @ numpy.asarray(vector)
+    cosines = numpy.stack([embedding for _, embedding in embedded]) @ numpy.asarray(vector)
     return {name: float(cosine) for (name, _), cosine in zip(embedded, cosines)}
 
 

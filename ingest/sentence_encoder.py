@@ -44,6 +44,7 @@ class SentenceEncoder:
         self.tokenizer_file = tokenizer_file
         self._session: Any = None
         self._tokenizer: Any = None
+        self._takes_token_types = False
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -63,10 +64,11 @@ class SentenceEncoder:
             options.log_severity_level = 3
             # One thread per session: ingest already runs one extractor per core.
             options.intra_op_num_threads = 1
-            # The tokenizer first: another thread takes a session that is set as ready to run.
+            session = onnxruntime.InferenceSession(str(self.model_file), sess_options=options,
+                                                   providers=["CPUExecutionProvider"])
             self._tokenizer = tokenizer
-            self._session = onnxruntime.InferenceSession(str(self.model_file), sess_options=options,
-                                                         providers=["CPUExecutionProvider"])
+            self._takes_token_types = any(i.name == "token_type_ids" for i in session.get_inputs())
+            self._session = session  # last: another thread takes a session that is set as ready to run
 
     def encode(self, text: str) -> Embedding | None:
         """The text's unit-length embedding; None for a text without content words ("the of and"
@@ -79,7 +81,7 @@ class SentenceEncoder:
         ids = numpy.asarray([encoding.ids], dtype=numpy.int64)
         mask = numpy.asarray([encoding.attention_mask], dtype=numpy.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if any(i.name == "token_type_ids" for i in self._session.get_inputs()):
+        if self._takes_token_types:
             feeds["token_type_ids"] = numpy.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0][0]
         pooled = hidden[mask[0] > 0].mean(axis=0)
