@@ -29,7 +29,8 @@ def test_the_causes_nearest_by_description_are_credited_relative_to_the_nearest(
 
 def test_a_described_cause_is_ranked_and_the_pseudo_case_is_never_listed():
     ranked = rank({"case-1": 1.0}, LINKS, CONCEPTS, descriptions={"expired certificate": 0.6,
-                                                                  "bad configuration change": 0.3})
+                                                                  "bad configuration change": 0.3},
+                  taxonomy_weight=0.1)
     # Weights: case-1 1.0, the taxonomy 0.1 of that; total 1.1. Masses: bad configuration change and
     # its group (1.0 + 0.1 x 0.5) / 1.1, expired certificate 0.1 / 1.1. Scores (m = 0.5): the change
     # has share 1, prior 3/3 and 2 supporters: .9545 x (2 + .5) / 2.5; the certificate, its own group

@@ -59,3 +59,8 @@ def test_each_malformed_file_is_refused_with_its_reason(tmp_path, files, message
     with pytest.raises(TaxonomyError) as refused:
         load_taxonomy(folder_with(tmp_path, **files))
     assert message in str(refused.value)
+
+
+def test_every_bundled_root_cause_has_a_description():
+    # diagnose(text:) can suggest a cause no case of the graph has only through its description.
+    assert [c.name for c in load_taxonomy().of_type("RootCause") if not c.description] == []
