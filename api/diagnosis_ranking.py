@@ -97,11 +97,17 @@ def credits(links: Iterable[CauseLink]) -> dict[str, dict[str, float]]:
     return credited
 
 
+def broader_names(concepts: Mapping[str, Concept]) -> set[str]:
+    """The concepts some other concept is under: groups and intermediate levels, never ranked."""
+    return {name for concept in concepts.values() for name in concept.chain[1:]}
+
+
 def described(similarities: Mapping[str, float], concepts: Mapping[str, Concept],
-               top: int = TAXONOMY_CONCEPTS) -> list[CauseLink]:
+              top: int = TAXONOMY_CONCEPTS, broader: set[str] | None = None) -> list[CauseLink]:
     """The links of the taxonomy's pseudo-case: the `top` specific causes by the cosine of their
-    description to the text, each credited by its cosine over the nearest one's."""
-    broader = {name for concept in concepts.values() for name in concept.chain[1:]}
+    description to the text, each credited by its cosine over the nearest one's. `broader`:
+    broader_names(concepts), when the caller has it."""
+    broader = broader_names(concepts) if broader is None else broader
     nearest = sorted(((cosine, name) for name, cosine in similarities.items()
                       if name in concepts and name not in broader and cosine > 0), reverse=True)[:top]
     if not nearest:
@@ -119,7 +125,8 @@ def rank(weights: Mapping[str, float], links: Sequence[CauseLink], concepts: Map
     text, for the taxonomy's pseudo-case."""
     weights = dict(weights)
     links = list(links)
-    by_description = described(descriptions or {}, concepts)
+    broader = broader_names(concepts)
+    by_description = described(descriptions or {}, concepts, broader=broader)
     if by_description and taxonomy_weight > 0:
         weights[BY_DESCRIPTION] = taxonomy_weight * (sum(weights.values()) or 1.0)
         links += by_description
@@ -136,7 +143,6 @@ def rank(weights: Mapping[str, float], links: Sequence[CauseLink], concepts: Map
             mass[concept] += weights[case_id] * credit / total
             if case_id != NAMED_IN_TEXT:
                 support[concept].append((weights[case_id] * credit, case_id))
-    broader = {name for concept in concepts.values() for name in concept.chain[1:]}
     ranked = []
     for name, concept in concepts.items():
         if name in broader or mass.get(concept.group, 0.0) <= 0:

@@ -9,9 +9,9 @@ baseline always answers the k causes (and groups) most cases of the graph have, 
 out the same way.
 
 Sets: `old` (the first corpus, whose gold predates analyst_symptoms: the text is its gold symptom
-names joined, the gold concepts its gold root-cause names), `train`, `tune-new` and `dev-new`
-(new-topic write-ups; dev-new was frozen before any tuning). Gold is read here only, never by
-diagnosis.
+names joined, the gold concepts its gold root-cause names), `train`, `tune-new`, `dev-new` and
+`holdout` (new-topic write-ups; dev-new was frozen before any tuning, holdout written after it and
+never tuned on: ingest/evaluate.py). Gold is read here only, never by diagnosis.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from pathlib import Path
 import anyio.to_thread
 
 from incident_graph.api.diagnosis import MAX_CONCEPTS, MAX_VOCABULARY, SYMPTOM_THRESHOLD, run_diagnosis
-from incident_graph.api.diagnosis_ranking import Concept, RankedCause
+from incident_graph.api.diagnosis_ranking import Concept, RankedCause, broader_names
 from incident_graph.api.query_slots import GraphReader
 from incident_graph.graph import diagnosis_queries as queries
 from incident_graph.schema.entity_types import SYMPTOM
 
-SETS = ("old", "train", "tune-new", "dev-new")
+SETS = ("old", "train", "tune-new", "dev-new", "holdout")
 KS = (1, 3)
 
 
@@ -85,7 +85,7 @@ def top_groups(causes: Sequence[RankedCause]) -> list[str]:
 
 def constant_answer(concepts: dict[str, Concept], k: int) -> list[RankedCause]:
     """The k specific causes most cases have: the baseline."""
-    broader = {name for concept in concepts.values() for name in concept.chain[1:]}
+    broader = broader_names(concepts)
     common = sorted((name for name, c in concepts.items() if name not in broader and c.cases),
                     key=lambda name: (-concepts[name].cases, name))[:k]
     return [RankedCause(name, concepts[name].group, concepts[name].chain[1:], float(concepts[name].cases),
