@@ -311,7 +311,7 @@ def evaluate_extraction(
 def evaluate_diagnosis(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     sets: Optional[list[str]] = typer.Option(
-        None, "--split", help="Only this set (old, train, tune-new, dev-new); repeat for several."),
+        None, "--split", help="Only this set (old, train, tune-new, dev-new, holdout); repeat for several."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
     via_names: bool = typer.Option(False, "--via-names", help="Diagnose the symptom names suggestFilters "
                                    "reads in the analyst's words, not the words themselves."),

@@ -12,7 +12,9 @@ Each gold file has a split, reported apart:
 - `tune-new`: write-ups on incident kinds the first corpus did not cover; the entity classifier is
   fitted on it too (its settings chosen out of fold, ingest/train_classifier.py);
 - `dev`: the first held-out write-ups;
-- `dev-new`: new-topic write-ups frozen before any tuning (by a hash of the id): never tuned on.
+- `dev-new`: new-topic write-ups frozen before any tuning (by a hash of the id): never tuned on;
+- `holdout`: write-ups added after dev-new had been looked at, by writers who saw neither the
+  extractor's output nor the other write-ups, scored once when they were added: never tuned on.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from incident_graph.ingest.readers import WriteUp, read_paths
 from incident_graph.ingest.relaxed_match import Words, concept_forms, phrase_matches, words
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
-SPLITS = ("train", "tune-new", "dev", "dev-new")
+SPLITS = ("train", "tune-new", "dev", "dev-new", "holdout")
 MAX_ERRORS_PER_SPLIT = 40  # misses and extras kept for --errors
 
 

@@ -8,7 +8,7 @@ to end on out-of-fold probabilities: the write-ups are cut into folds by a hash 
 each fold is scored by weights fitted without it, so the settings are chosen on every write-up
 without being chosen on the weights' own training data. The final weights are fitted on all of
 them. The result is a small data file, ingest/models/entity_classifier.npz, that build_pipeline
-loads. dev and dev-new are never read here.
+loads. dev, dev-new and holdout are never read here.
 """
 
 from __future__ import annotations

@@ -221,5 +221,5 @@ def test_eval_diagnosis_prints_hit_figures_beside_the_baseline(sample_graph, neo
     assert named["cases"] == figures["train"]["cases"] and named["group_hit@3"] > 0
     table = CliRunner().invoke(app, ["eval-diagnosis", "--split", "tune-new"], env=env)
     assert table.exit_code == 0 and "hit@3" in table.stdout and "tune-new" in table.stdout
-    refused = CliRunner().invoke(app, ["eval-diagnosis", "--split", "holdout"], env=env)
-    assert refused.exit_code == 2 and "--split must be one of old, train, tune-new, dev-new" in refused.stderr
+    refused = CliRunner().invoke(app, ["eval-diagnosis", "--split", "validation"], env=env)
+    assert refused.exit_code == 2 and "--split must be one of old, train, tune-new, dev-new, holdout" in refused.stderr
