@@ -13,8 +13,9 @@ Each gold file has a split, reported apart:
   fitted on it too (its settings chosen out of fold, ingest/train_classifier.py);
 - `dev`: the first held-out write-ups;
 - `dev-new`: new-topic write-ups frozen before any tuning (by a hash of the id): never tuned on;
-- `holdout`: write-ups added after dev-new had been looked at, by writers who saw neither the
-  extractor's output nor the other write-ups, scored once when they were added: never tuned on.
+- `holdout`: write-ups added after dev-new had been looked at, by writers who never saw the
+  extractor's output (and of the corpus only three examples of its format), scored once when
+  they were added: never tuned on.
 """
 
 from __future__ import annotations
