@@ -17,7 +17,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
-from incident_graph.ingest.components.spans import in_markup
+from incident_graph.ingest.components.spans import MIN_CONFIDENCE, in_markup
 from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
@@ -26,7 +26,6 @@ from incident_graph.schema.entity_types import ENTITY_TYPES, ORGANISATION
 from incident_graph.schema.records import ExtractedCase, Mention
 from incident_graph.schema.taxonomy import Taxonomy, load_taxonomy
 
-MIN_CONFIDENCE = 0.5
 MAX_EVIDENCE_CHARS = 1_000  # of a sentence kept as evidence; a longer one is cut around its mention
 NEAR_DUPLICATE_RATIO = 0.9
 # Bounds on the work to resolve one new name (see NearDuplicates).

@@ -28,7 +28,7 @@ from spacy.tokens import Doc, Span
 from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, ends_like_product, hedged,
                                                    is_report_title, negated, opens_with_negation)
 from incident_graph.ingest.components.phrases import DANGLING_POS, PhraseFinder, phrase_vector, unit
-from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, in_markup,
+from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, SKIPPED_KINDS, SpanIndex, in_markup,
                                                     name_words, remade)
 from incident_graph.ingest.sections import Layout
 
@@ -55,6 +55,11 @@ class Candidate:
     method: str
     name: str | None  # the rules' canonical name, if any
     known: bool = False
+    # The rules' confidence, read once when the candidate is made: spaCy keys a span's extension
+    # values by its offsets, label and id, so a mention made over the same words and role writes
+    # its own confidence there, and a second decision on the same doc (the threshold search of
+    # ingest/train_classifier.py) must not read that one.
+    confidence: float = 0.0
 
 
 # Methods whose confident findings stay without the model; types whose causal statement is kept when
@@ -191,7 +196,7 @@ class EntityClassifier:
                 threshold = self.thresholds[label]
                 probability = float(row[k])
                 if self.rule_keeps(candidate, label):
-                    ranked.append((max(float(candidate.span._.confidence or 0.0), probability), label, candidate))
+                    ranked.append((max(candidate.confidence, probability), label, candidate))
                 elif probability >= threshold:
                     ranked.append((above_bar(probability, threshold), label, candidate))
                 if section_type == label:
@@ -243,7 +248,9 @@ class EntityClassifier:
                 kept.append(found_span)
         for (_, _, label, span), in_bullet in zip(bullets, inside):
             in_bullet = [s for s in in_bullet if s.label_ == label]
-            probability = max([float(s._.confidence or 0.0) for s in in_bullet] + [self.thresholds[label]])
+            # At least the type's threshold, and never under the extractor's bar: a bullet of its
+            # own section is a finding (a threshold under the bar, as a confidence, would drop it).
+            probability = max([float(s._.confidence or 0.0) for s in in_bullet] + [self.thresholds[label], MIN_CONFIDENCE])
             # A taxonomy concept the bullet names stays its name ("bad configuration change" for "a
             # configuration push with a typo in one field"): the graph groups cases by concepts.
             known = sorted((s for s in in_bullet if s._.known), key=lambda s: -float(s._.confidence or 0.0))
@@ -326,7 +333,7 @@ class EntityClassifier:
         """A confident rule finding: by a kept method, or a taxonomy name a cause cue placed."""
         by_rule = candidate.method in self.rule_methods or (candidate.method == "cue" and candidate.known)
         return candidate.proposed == label and by_rule \
-            and float(candidate.span._.confidence or 0.0) >= self.min_rule_confidence
+            and candidate.confidence >= self.min_rule_confidence
 
     def mention(self, candidate: Candidate, label: str, probability: float, layout: Layout) -> Span:
         span = candidate.span
@@ -355,7 +362,8 @@ class EntityClassifier:
             if span.label_ in TYPES:
                 method = "loose" if span._.loose_weight else str(span._.method or "taxonomy")
                 found.setdefault((span.start, span.end, span.label_), Candidate(span, span.label_, method, span.id_,
-                                                                                bool(span._.known)))
+                                                                                bool(span._.known),
+                                                                                float(span._.confidence or 0.0)))
         proposed = {(start, end) for start, end, _ in found}
         finder = self.finder
         for sentence in doc.sents:

@@ -12,6 +12,8 @@ MENTIONS = "incident"  # the accepted mentions, label = role, id = canonical nam
 DETECTION_CANDIDATES = "detection_candidates"
 DETECTION = "detection"
 SKIPPED_KINDS = {"front_matter", "heading"}
+# A mention below this confidence is not a finding: the extractor reports only those at or above it.
+MIN_CONFIDENCE = 0.5
 LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
 ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
 # An entity's name has at most this many words, counted as the evaluation counts them (words of

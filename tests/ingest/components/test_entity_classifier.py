@@ -7,6 +7,7 @@ import numpy
 import pytest
 
 from incident_graph.ingest.components import MENTIONS
+from incident_graph.ingest.components.cues import CueIndex
 from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES, EntityClassifier
 from incident_graph.ingest.pipeline import build_pipeline, default_pipeline, load_saved_pipeline, save_pipeline
 from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
@@ -44,6 +45,35 @@ def test_it_decides_the_mentions_of_a_template_write_up():
     assert any(label == "RootCause" and "full disk" in text for label, text in labels)
     assert any(label == "Symptom" for label, _ in labels)
     assert all(float(span._.confidence) >= 0.5 for span in doc.spans[MENTIONS] if span.label_ in TYPES)
+
+
+def test_a_decision_does_not_change_the_next_one_on_the_same_write_up():
+    """The threshold search decides each write-up once per setting: what one decision wrote into
+    the spans (spaCy keeps a span's confidence by its words, label and id) must not move the next."""
+    nlp = default_pipeline()
+    classifier = nlp.get_pipe("incident_entity_classifier")
+    with nlp.select_pipes(disable=["incident_entity_classifier"]):
+        doc = nlp(TEXT)
+    candidates = classifier.candidates(doc)
+    probabilities = classifier.probabilities(classifier.features(doc, candidates))
+    cues = CueIndex(doc, classifier.cues)
+    shipped = dict(classifier.thresholds), classifier.floors
+
+    def decided() -> list[tuple[str, int, int, str, float]]:
+        spans = classifier.decide(doc, candidates, probabilities, cues)
+        return sorted((s.label_, s.start, s.end, s.id_, round(float(s._.confidence), 6)) for s in spans)
+
+    try:
+        first = decided()
+        classifier.thresholds.update({label: 0.01 for label in TYPES})  # a setting that keeps nearly everything
+        classifier.set_floors({"section": {label: 0.01 for label in TYPES}, "document": {label: 0.01 for label in TYPES}})
+        assert len(decided()) > len(first)
+        classifier.thresholds.update(shipped[0])
+        classifier.set_floors(shipped[1])
+        assert decided() == first
+    finally:
+        classifier.thresholds.update(shipped[0])
+        classifier.set_floors(shipped[1])
 
 
 def test_blank_english_leaves_the_rules_alone():
@@ -194,6 +224,19 @@ def test_a_cause_or_factor_bullet_is_one_finding(extract):
     assert factors[1] == "privacy controls limited what engineers could see of the conversations"
     causes = case.mentions_of("RootCause")
     assert len(causes) == 1 and causes[0].mention.startswith("context window routing error")
+
+
+def test_a_bullet_stays_a_finding_under_a_threshold_below_the_extractors_bar(extract):
+    """A threshold the search may choose under 0.5 is no confidence: the bullet is kept at the bar."""
+    classifier = default_pipeline().get_pipe("incident_entity_classifier")
+    shipped = dict(classifier.thresholds)
+    try:
+        classifier.thresholds.update({"RootCause": 0.45, "ContributingFactor": 0.45})
+        case = extract(FACTOR_BULLETS)
+    finally:
+        classifier.thresholds.update(shipped)
+    factors = case.mentions_of("ContributingFactor")
+    assert len(factors) == 2 and all(m.confidence >= 0.5 for m in factors), factors
 
 
 def test_a_taxonomy_name_inside_a_bullet_stays_the_findings_name(extract):
