@@ -31,7 +31,6 @@ from incident_graph.api.query_slots import GraphReader
 from incident_graph.graph import diagnosis_queries as queries
 from incident_graph.schema.entity_types import SYMPTOM
 
-SETS = ("old", "train", "tune-new", "dev-new", "holdout")
 KS = (1, 3)
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from incident_graph.config import DEFAULT_CONCURRENT_READS, Settings
+from incident_graph.ingest.corpus import DIAGNOSIS_SETS, SPLITS
 from incident_graph.ingest.readers import DEFAULT_INCLUDE as DEFAULT_INCLUDE_GLOBS
 
 app = typer.Typer(
@@ -261,14 +262,14 @@ def evaluate_extraction(
         None, "--model", metavar="MODEL",
         help="Pipeline to score: blank, a spaCy package or a model folder; repeat for several "
              "[default: blank and the trained pipeline the extractor would choose]."),
-    splits: Optional[list[str]] = typer.Option(None, "--split", help="Only this split; repeat for several."),
+    splits: Optional[list[str]] = typer.Option(None, "--split", help=f"Only this split ({', '.join(SPLITS)}); repeat for several."),
     cases: Optional[Path] = typer.Option(None, "--cases", help="Write-ups folder [default: the bundled corpus]."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
 ) -> None:
     """Precision, recall and F1 of extraction on the gold set, per entity type and split, scored the
     relaxed way (a gold concept is found when an extracted name or mention matches one of its forms)."""
     from incident_graph.ingest.corpus import bundled_corpus_dir, gold_dir
-    from incident_graph.ingest.evaluate import SPLITS, evaluate
+    from incident_graph.ingest.evaluate import evaluate
     from incident_graph.ingest.extract import Extractor
     from incident_graph.ingest.pipeline import build_pipeline, model_of
     from incident_graph.ingest.trained_model import BLANK, ModelNotFound, choose_model
@@ -311,7 +312,7 @@ def evaluate_extraction(
 def evaluate_diagnosis(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     sets: Optional[list[str]] = typer.Option(
-        None, "--split", help="Only this set (old, train, tune-new, dev-new, holdout); repeat for several."),
+        None, "--split", help=f"Only this set ({', '.join(DIAGNOSIS_SETS)}); repeat for several."),
     gold: Optional[Path] = typer.Option(None, "--gold", help="Gold annotations folder [default: bundled]."),
     via_names: bool = typer.Option(False, "--via-names", help="Diagnose the symptom names suggestFilters "
                                    "reads in the analyst's words, not the words themselves."),
@@ -323,14 +324,14 @@ def evaluate_diagnosis(
     left out and its analyst symptoms diagnosed, beside the constant baseline (the most common causes)."""
     import anyio
 
-    from incident_graph.api.evaluate_diagnosis import SETS, evaluate, gold_cases
+    from incident_graph.api.evaluate_diagnosis import evaluate, gold_cases
     from incident_graph.api.query_slots import GraphReader
     from incident_graph.ingest.corpus import gold_dir
 
     for name in sets or []:
-        if name not in SETS:
-            raise fail(f"--split must be one of {', '.join(SETS)}, not {name!r}", code=2)
-    cases = gold_cases(gold or gold_dir(), tuple(sets or SETS))
+        if name not in DIAGNOSIS_SETS:
+            raise fail(f"--split must be one of {', '.join(DIAGNOSIS_SETS)}, not {name!r}", code=2)
+    cases = gold_cases(gold or gold_dir(), tuple(sets or DIAGNOSIS_SETS))
 
     def progress(done: int, total: int) -> None:
         if done % 25 == 0 or done == total:

@@ -24,12 +24,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from incident_graph.ingest.corpus import SPLITS
 from incident_graph.ingest.extract import Extractor, as_json
 from incident_graph.ingest.readers import WriteUp, read_paths
 from incident_graph.ingest.relaxed_match import Words, concept_forms, phrase_matches, words
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
-SPLITS = ("train", "tune-new", "dev", "dev-new", "holdout")
 MAX_ERRORS_PER_SPLIT = 40  # misses and extras kept for --errors
 
 

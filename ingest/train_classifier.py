@@ -27,6 +27,7 @@ from incident_graph.ingest.components.cues import CueIndex
 from incident_graph.ingest.components.entity_classifier import CLASSES, TYPES, Candidate, EntityClassifier
 from incident_graph.ingest.components.spans import MIN_CONFIDENCE
 from incident_graph.ingest.components.tokens import make_doc
+from incident_graph.ingest.corpus import FIT_SPLITS
 from incident_graph.ingest.readers import WriteUp, read_paths
 from incident_graph.ingest.relaxed_match import Words, concept_forms, matches_concept
 from incident_graph.schema.entity_types import BY_LABEL
@@ -114,7 +115,6 @@ SECTION_FLOORS = (0.03, 0.06, 0.1, 0.15, 1.0)  # 1.0: off
 DOCUMENT_FLOORS = (0.05, 0.1, 1.0)
 
 
-FIT_SPLITS = ("train", "tune-new")
 FOLDS = 5
 
 
