@@ -7,7 +7,7 @@ retell, in three shapes the corpus rarely has: provider RCAs (labelled paragraph
 headings), status-page update series (newest first) and one-paragraph curated-list summaries.
 They were written and annotated (gold.json, the shape `../shared/eval/relaxed_score.py` reads)
 before the extractor was measured on them; README.md names each one's source. Prints P/R/F1 per
-entity type and overall, as `incident-graph eval` scores (ingest/evaluate.py's score_items).
+entity type and overall, as `incident-graph eval` scores (ingest/relaxed_match.py's score_items).
 
 --folder scores another set laid out the same way (write-ups, gold.json, README.md):
 benchmarks/unseen_writeups/ holds sixteen more, written on 2026-12-01 for a measurement before
@@ -20,7 +20,7 @@ import argparse
 import json
 from pathlib import Path
 
-from incident_graph.ingest.evaluate import Score, score_items
+from incident_graph.ingest.relaxed_match import Score, score_items
 from incident_graph.ingest.extract import Extractor, as_json
 from incident_graph.ingest.pipeline import build_pipeline, model_of
 from incident_graph.ingest.readers import WriteUp, read_paths

@@ -27,41 +27,10 @@ from pathlib import Path
 from incident_graph.ingest.corpus import SPLITS
 from incident_graph.ingest.extract import Extractor, as_json
 from incident_graph.ingest.readers import WriteUp, read_paths
-from incident_graph.ingest.relaxed_match import Words, concept_forms, phrase_matches, words
+from incident_graph.ingest.relaxed_match import Score, concept_forms, phrase_matches, score_items, words
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
 MAX_ERRORS_PER_SPLIT = 40  # misses and extras kept for --errors
-
-
-@dataclass
-class Score:
-    found: int = 0  # gold concepts matched by some extracted item
-    gold: int = 0
-    correct: int = 0  # extracted items matching some gold concept
-    extracted: int = 0
-
-    def add(self, other: "Score") -> None:
-        self.found += other.found
-        self.gold += other.gold
-        self.correct += other.correct
-        self.extracted += other.extracted
-
-    @property
-    def precision(self) -> float:
-        return self.correct / self.extracted if self.extracted else 0.0
-
-    @property
-    def recall(self) -> float:
-        return self.found / self.gold if self.gold else 0.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    def as_json(self) -> dict[str, float | int]:
-        return {"precision": round(self.precision, 3), "recall": round(self.recall, 3), "f1": round(self.f1, 3),
-                "found": self.found, "gold": self.gold, "correct": self.correct, "extracted": self.extracted}
 
 
 @dataclass
@@ -97,16 +66,6 @@ def load_gold(folder: Path) -> list[dict[str, object]]:
                 raise ValueError(f"{path}: field {entity_type.key!r} must list names or lists of forms")
         gold.append(record)
     return gold
-
-
-def score_items(items: list[list[Words]], concepts: list[list[Words]]) -> Score:
-    """items: each extracted entity's surfaces (name, mention); concepts: each gold concept's forms."""
-    return Score(
-        found=sum(any(phrase_matches(s, f) for f in forms for item in items for s in item) for forms in concepts),
-        gold=len(concepts),
-        correct=sum(any(phrase_matches(s, f) for forms in concepts for f in forms for s in item) for item in items),
-        extracted=len(items),
-    )
 
 
 def evaluate(extractor: Extractor, cases_dir: Path, gold_dir: Path,

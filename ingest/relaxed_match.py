@@ -3,13 +3,15 @@
 A gold concept is a list of acceptable forms. An extracted phrase (a name or a mention) matches a
 form when, after lower-casing, dropping a few function words and crude plural stripping, the
 phrase (at most 8 such words) contains the whole form, or the two overlap by more than half
-(Jaccard). Evaluation (ingest/evaluate.py) and the entity classifier's training labels
-(ingest/train_classifier.py) both use it, so what is learnt is what is measured.
+(Jaccard). Evaluation (ingest/evaluate.py) and the entity classifier's training labels and
+threshold search (ingest/train_classifier.py) use it and its `Score`, so what is learnt is what
+is measured.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from incident_graph.ingest.components.spans import MAX_NAME_WORDS, NAME_FUNCTION_WORDS
@@ -45,3 +47,44 @@ def concept_forms(concept: str | Sequence[str]) -> list[Words]:
 
 def matches_concept(phrases: Iterable[str], concept: list[Words]) -> bool:
     return any(phrase_matches(words(phrase), form) for phrase in phrases if phrase for form in concept)
+
+
+@dataclass
+class Score:
+    found: int = 0  # gold concepts matched by some extracted item
+    gold: int = 0
+    correct: int = 0  # extracted items matching some gold concept
+    extracted: int = 0
+
+    def add(self, other: "Score") -> None:
+        self.found += other.found
+        self.gold += other.gold
+        self.correct += other.correct
+        self.extracted += other.extracted
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.extracted if self.extracted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_json(self) -> dict[str, float | int]:
+        return {"precision": round(self.precision, 3), "recall": round(self.recall, 3), "f1": round(self.f1, 3),
+                "found": self.found, "gold": self.gold, "correct": self.correct, "extracted": self.extracted}
+
+
+def score_items(items: list[list[Words]], concepts: list[list[Words]]) -> Score:
+    """items: each extracted entity's surfaces (name, mention); concepts: each gold concept's forms."""
+    return Score(
+        found=sum(any(phrase_matches(s, f) for f in forms for item in items for s in item) for forms in concepts),
+        gold=len(concepts),
+        correct=sum(any(phrase_matches(s, f) for forms in concepts for f in forms for s in item) for item in items),
+        extracted=len(items),
+    )

@@ -29,7 +29,7 @@ from incident_graph.ingest.components.spans import MIN_CONFIDENCE
 from incident_graph.ingest.components.tokens import make_doc
 from incident_graph.ingest.corpus import FIT_SPLITS
 from incident_graph.ingest.readers import WriteUp, read_paths
-from incident_graph.ingest.relaxed_match import Words, concept_forms, matches_concept
+from incident_graph.ingest.relaxed_match import Score, Words, concept_forms, matches_concept, score_items, words
 from incident_graph.schema.entity_types import BY_LABEL
 
 CLASSIFIER_PIPE = "incident_entity_classifier"
@@ -185,24 +185,14 @@ def decided_f1(classifier: EntityClassifier, docs: list[LabelledDoc], probabilit
     classifier.thresholds.update({label: setting[0] for label, setting in settings.items()})
     classifier.set_floors({"section": {label: setting[1] for label, setting in settings.items()},
                            "document": {label: setting[2] for label, setting in settings.items()}})
-    counts = {label: [0, 0, 0, 0] for label in TYPES}  # found, gold, correct, extracted
+    scores = {label: Score() for label in TYPES}
     for doc, rows, cue_index in zip(docs, probabilities, cues):
         spans = classifier.decide(doc.doc, doc.candidates, rows, cue_index) if rows is not None else []
         spans = [s for s in spans if float(s._.confidence or 0.0) >= MIN_CONFIDENCE]  # what the extractor keeps
         for label in TYPES:
-            items = strongest_by_name([s for s in spans if s.label_ == label])
-            gold = doc.gold[label]
-            count = counts[label]
-            count[0] += sum(any(matches_concept(t, concept) for t in items) for concept in gold)
-            count[1] += len(gold)
-            count[2] += sum(any(matches_concept(t, concept) for concept in gold) for t in items)
-            count[3] += len(items)
-    scores = {}
-    for label, (found, gold_total, correct, extracted) in counts.items():
-        precision = correct / extracted if extracted else 0.0
-        recall = found / gold_total if gold_total else 0.0
-        scores[label] = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return scores
+            items = [[words(text) for text in item] for item in strongest_by_name([s for s in spans if s.label_ == label])]
+            scores[label].add(score_items(items, doc.gold[label]))
+    return {label: score.f1 for label, score in scores.items()}
 
 
 def strongest_by_name(spans: list[Span]) -> list[list[str]]:

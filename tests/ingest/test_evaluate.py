@@ -1,6 +1,6 @@
 """Evaluation scores the relaxed way: forms, containment, overlap, the eight-word limit."""
 
-from incident_graph.ingest.evaluate import score_items
+from incident_graph.ingest.relaxed_match import score_items
 from incident_graph.ingest.relaxed_match import concept_forms, phrase_matches, words
 
 
