@@ -20,11 +20,10 @@ import argparse
 import json
 from pathlib import Path
 
-from incident_graph.ingest.relaxed_match import Score, score_items
 from incident_graph.ingest.extract import Extractor, as_json
 from incident_graph.ingest.pipeline import build_pipeline, model_of
 from incident_graph.ingest.readers import WriteUp, read_paths
-from incident_graph.ingest.relaxed_match import concept_forms, words
+from incident_graph.ingest.relaxed_match import Score, concept_forms, score_items, words
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
 FOLDER = Path(__file__).resolve().parent / "report_shapes"

@@ -27,7 +27,7 @@ from pathlib import Path
 from incident_graph.ingest.corpus import SPLITS
 from incident_graph.ingest.extract import Extractor, as_json
 from incident_graph.ingest.readers import WriteUp, read_paths
-from incident_graph.ingest.relaxed_match import Score, concept_forms, phrase_matches, score_items, words
+from incident_graph.ingest.relaxed_match import Score, concept_forms, matched, words
 from incident_graph.schema.entity_types import ENTITY_TYPES
 
 MAX_ERRORS_PER_SPLIT = 40  # misses and extras kept for --errors
@@ -87,12 +87,11 @@ def evaluate(extractor: Extractor, cases_dir: Path, gold_dir: Path,
             surfaces = [[words(str(i["name"])), words(str(i["mention"]))] for i in items]  # type: ignore[index]
             raw = record.get(entity_type.key, []) or []
             concepts = [concept_forms(c) for c in raw]  # type: ignore[union-attr]
-            score = score_items(surfaces, concepts)
+            found, correct = matched(surfaces, concepts)
+            score = Score.of(found, correct)
             report.by_type[entity_type.key].add(score)
             if len(report.errors) < MAX_ERRORS_PER_SPLIT and (score.found < score.gold or score.correct < score.extracted):
-                missed = [c if isinstance(c, str) else c[0] for c, forms in zip(raw, concepts)  # type: ignore[arg-type]
-                          if not any(phrase_matches(s, f) for f in forms for item in surfaces for s in item)]
-                extra = [str(i["mention"]) for i, item in zip(items, surfaces)  # type: ignore[arg-type]
-                         if not any(phrase_matches(s, f) for forms in concepts for f in forms for s in item)]
+                missed = [c if isinstance(c, str) else c[0] for c, hit in zip(raw, found) if not hit]  # type: ignore[arg-type]
+                extra = [str(i["mention"]) for i, hit in zip(items, correct) if not hit]  # type: ignore[index]
                 report.errors.append({"id": record["id"], "type": entity_type.key, "missed": missed, "extra": extra})
     return reports

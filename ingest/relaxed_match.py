@@ -56,6 +56,11 @@ class Score:
     correct: int = 0  # extracted items matching some gold concept
     extracted: int = 0
 
+    @classmethod
+    def of(cls, found: list[bool], correct: list[bool]) -> "Score":
+        """From matched(): each gold concept found or not, each extracted item correct or not."""
+        return cls(found=sum(found), gold=len(found), correct=sum(correct), extracted=len(correct))
+
     def add(self, other: "Score") -> None:
         self.found += other.found
         self.gold += other.gold
@@ -80,11 +85,13 @@ class Score:
                 "found": self.found, "gold": self.gold, "correct": self.correct, "extracted": self.extracted}
 
 
+def matched(items: list[list[Words]], concepts: list[list[Words]]) -> tuple[list[bool], list[bool]]:
+    """Whether each gold concept is found by some item, and whether each item matches some concept.
+    items: each extracted entity's surfaces (name, mention); concepts: each gold concept's forms."""
+    found = [any(phrase_matches(s, f) for f in forms for item in items for s in item) for forms in concepts]
+    correct = [any(phrase_matches(s, f) for forms in concepts for f in forms for s in item) for item in items]
+    return found, correct
+
+
 def score_items(items: list[list[Words]], concepts: list[list[Words]]) -> Score:
-    """items: each extracted entity's surfaces (name, mention); concepts: each gold concept's forms."""
-    return Score(
-        found=sum(any(phrase_matches(s, f) for f in forms for item in items for s in item) for forms in concepts),
-        gold=len(concepts),
-        correct=sum(any(phrase_matches(s, f) for forms in concepts for f in forms for s in item) for item in items),
-        extracted=len(items),
-    )
+    return Score.of(*matched(items, concepts))

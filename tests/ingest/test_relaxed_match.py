@@ -1,7 +1,6 @@
-"""Evaluation scores the relaxed way: forms, containment, overlap, the eight-word limit."""
+"""The relaxed match evaluation scores by: forms, containment, overlap, the eight-word limit."""
 
-from incident_graph.ingest.relaxed_match import score_items
-from incident_graph.ingest.relaxed_match import concept_forms, phrase_matches, words
+from incident_graph.ingest.relaxed_match import concept_forms, matched, phrase_matches, score_items, words
 
 
 def test_containment_overlap_and_length():
@@ -16,6 +15,7 @@ def test_containment_overlap_and_length():
 def test_found_and_correct_are_counted_per_concept_and_per_item():
     concepts = [concept_forms(["site outage", "went down"]), concept_forms("login failures")]
     items = [[words("service outage"), words("the site went down")], [words("queue backlog"), words("backlog")]]
+    assert matched(items, concepts) == ([True, False], [True, False])  # what eval --errors lists
     score = score_items(items, concepts)
     assert (score.found, score.gold, score.correct, score.extracted) == (1, 2, 1, 2)
     assert score.precision == 0.5 and score.recall == 0.5
