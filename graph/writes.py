@@ -221,17 +221,21 @@ def remove_orphaned_extracted_entities(tx: ManagedTransaction, element_ids: list
 COMMIT_ATTEMPTS = 3
 
 
-def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome]:
+def write_cases(driver: Driver, cases: list[ExtractedCase],
+                seen: list[dict[str, str | None]] | None = None) -> list[WriteOutcome]:
     """One managed transaction for the batch: all of it lands or none of it does; transient errors retry.
 
     When the connection drops during the commit the driver cannot know whether it landed and does
     not retry (IncompleteCommit). Writing cases is idempotent (MERGE, and an unchanged content
     hash makes a case a no-op), so it is tried again here; the action reported for each case is
     the one the first attempt found, so a landed-but-unacknowledged commit still counts as added
-    or updated. The case ids must be distinct.
+    or updated. A caller that tries the same cases again after this raised passes the same `seen`
+    list (the stored hashes each attempt found), so those actions too are the first attempt's: a
+    batch that landed before an error still reports its cases as added, not as unchanged. The
+    case ids must be distinct.
     """
     hashes = {case.case_id: case.content_hash for case in cases}
-    seen: list[dict[str, str | None]] = []
+    seen = [] if seen is None else seen
     finished: list[bool] = []
     try:
         with graph_errors():
@@ -251,12 +255,23 @@ def write_cases(driver: Driver, cases: list[ExtractedCase]) -> list[WriteOutcome
         if finished and not error.maybe_committed:
             raise GraphUnavailable(str(error), maybe_committed=True) from error
         raise
-    return [WriteOutcome(case.case_id, write_action(seen[0][case.case_id], hashes[case.case_id])) for case in cases]
+    before = first_found(seen)
+    return [WriteOutcome(case.case_id, write_action(before[case.case_id], hashes[case.case_id])) for case in cases]
 
 
-def write_case(driver: Driver, case: ExtractedCase) -> WriteOutcome:
-    """One case in a transaction of its own (see write_cases)."""
-    [outcome] = write_cases(driver, [case])
+def first_found(seen: list[dict[str, str | None]]) -> dict[str, str | None]:
+    """case id -> the stored hash the first attempt that read the case found."""
+    before: dict[str, str | None] = {}
+    for found in seen:
+        for case_id, stored in found.items():
+            before.setdefault(case_id, stored)
+    return before
+
+
+def write_case(driver: Driver, case: ExtractedCase,
+               seen: list[dict[str, str | None]] | None = None) -> WriteOutcome:
+    """One case in a transaction of its own (see write_cases, also for `seen`)."""
+    [outcome] = write_cases(driver, [case], seen)
     return outcome
 
 

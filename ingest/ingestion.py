@@ -112,8 +112,9 @@ class BatchWriter:
         batch, self.batch = self.batch, []
         if not batch:
             return
+        seen: list[dict[str, str | None]] = []  # what each attempt found stored, kept for the retries
         try:
-            outcomes = write_cases(self.driver, batch)
+            outcomes = write_cases(self.driver, batch, seen)
         except GraphUnavailable as error:
             message = self.unavailable(error)
             for case in batch:
@@ -121,17 +122,18 @@ class BatchWriter:
             return
         except Exception:  # noqa: BLE001  (a case the graph refuses: found by writing them one by one)
             for case in batch:
-                self.write_alone(case)
+                self.write_alone(case, seen)
             return
         for case, outcome in zip(batch, outcomes):
             self.record(case, outcome.action)
 
-    def write_alone(self, case: ExtractedCase) -> None:
+    def write_alone(self, case: ExtractedCase, seen: list[dict[str, str | None]]) -> None:
+        """After its batch failed; `seen` makes a batch that landed before failing count as written."""
         if self.graph_down:
             self.fail(case.origin, f"not written: {self.graph_down}", case.case_id)
             return
         try:
-            outcome = write_case(self.driver, case)
+            outcome = write_case(self.driver, case, seen)
         except GraphUnavailable as error:
             self.fail(case.origin, self.unavailable(error), case.case_id)
         except GraphError as error:

@@ -222,3 +222,32 @@ def test_a_commit_that_landed_unacknowledged_is_retried_and_counted_once(empty_g
     assert dropped == ["gen-0000"]
     assert summary.failed == [] and summary.added == ["gen-0000", "gen-0001", "gen-0002"]
     assert case_count(empty_graph) == 3
+
+
+def test_a_batch_that_landed_before_an_unexpected_error_still_counts_as_added(empty_graph, tmp_path, monkeypatch):
+    """An error that is not the driver's connection error, after the batch committed: the cases are
+    written one by one, find themselves stored, and are reported against what the batch found first
+    (added), not as unchanged. The driver re-raises whatever broke a connection when it is not a
+    socket error, so a reset can end a landed batch this way."""
+    from neo4j import Session
+
+    from incident_graph.ingest.ingestion import ingest_paths
+
+    real = Session.execute_write
+    broken = []
+
+    def execute_write(self, work, *args, **kwargs):
+        result = real(self, work, *args, **kwargs)
+        if work.__name__ == "replace_cases" and len(args[0]) > 1 and not broken:
+            broken.append([case.case_id for case in args[0]])
+            raise ValueError("a garbled reply after the commit")  # it landed; the batch is tried case by case
+        return result
+
+    monkeypatch.setattr(Session, "execute_write", execute_write)
+    folder = tmp_path / "corpus"
+    generate_corpus(folder, 3, seed=1)
+    summary = ingest_paths(empty_graph, [folder])
+    assert broken == [["gen-0000", "gen-0001", "gen-0002"]]
+    assert summary.failed == [] and summary.skipped == []
+    assert summary.added == ["gen-0000", "gen-0001", "gen-0002"]
+    assert case_count(empty_graph) == 3
