@@ -96,6 +96,10 @@ def placed_links(rows: list[dict[str, Any]], concepts: dict[str, Concept]) -> li
 
 
 def description_text(entity: dict[str, Any]) -> str:
+    """What a taxonomy cause's meaning is compared by: its signs, which say what an analyst sees
+    (BENCHMARKS.md, "Signs for diagnosis"), else its name and description."""
+    if entity.get("signs"):
+        return "; ".join(entity["signs"])
     return f"{entity['name']}: {entity['description']}" if entity.get("description") else str(entity["name"])
 
 
@@ -188,7 +192,8 @@ DESCRIPTION = (
     f"nearest by meaning to the text (or to the understood symptoms' names) (the vector index of sentence embeddings), each weighing its cosine{'' if MEANING_POWER == 1 else f' ** {MEANING_POWER:g}'}; each kind sums "
     f"to 1 and they are blended {SYMPTOM_SHARE:g} / {1 - SYMPTOM_SHARE:g}; root causes the text names "
     f"count as one more case weighing {NAMED_CAUSE_WEIGHT:g} of that evidence, and, for `text`, the {TAXONOMY_CONCEPTS} taxonomy "
-    f"causes whose descriptions are nearest to the text by meaning as one more weighing {TAXONOMY_WEIGHT:g} (each "
+    f"causes whose signs (how each shows, see Entity.signs; else name and description) are nearest to the text "
+    f"by meaning as one more weighing {TAXONOMY_WEIGHT:g} (each "
     "credited by its cosine over the nearest one's), so a cause no other case has can still be found. A case credits its root causes and every broader concept (extracted "
     f"causes are placed under the nearest taxonomy cause, cosine >= {PLACEMENT_THRESHOLD}). groupScore is a "
     "group's share of the evidence; score is groupScore x (n x share + m x prior) / (n + m), with share the "

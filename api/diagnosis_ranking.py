@@ -33,8 +33,8 @@ SHRINKAGE = 0.5  # m: cases of support at which the observed share and the prior
 NAMED_CAUSE_WEIGHT = 0.5  # a cause named in the text, as a share of the evidence of the cases
 EVIDENCE_SENTENCES = 3  # per diagnosis
 NAMED_IN_TEXT = ""  # the pseudo-case of causes named in the text: it supports, but is never listed
-TAXONOMY_WEIGHT = 0.2  # the taxonomy's descriptions, as a share of the evidence of the cases (BENCHMARKS.md)
-TAXONOMY_CONCEPTS = 10  # the causes whose descriptions are nearest to the text
+TAXONOMY_WEIGHT = 0.5  # the taxonomy's signs, as a share of the evidence of the cases (BENCHMARKS.md)
+TAXONOMY_CONCEPTS = 10  # the causes whose signs (or descriptions) are nearest to the text
 BY_DESCRIPTION = " taxonomy"  # the pseudo-case of those causes: it supports, but is never listed
 
 

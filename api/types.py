@@ -134,6 +134,10 @@ class Entity:
     name: str = strawberry.field(description="Canonical name.")
     aliases: list[str] = strawberry.field(description="Other ways write-ups say it.")
     description: str
+    signs: list[str] = strawberry.field(
+        description="How it shows before anyone knows it is the cause, in an on-call engineer's words (the "
+                    "taxonomy's, so far for root causes); diagnose(text:) compares the analyst's words with them."
+    )
     known: bool = strawberry.field(
         description="True for a taxonomy concept, false for a name extracted from a write-up."
     )
@@ -201,6 +205,7 @@ def entity_from_map(row: dict[str, Any]) -> Any:
         name=row["name"],
         aliases=list(row["aliases"] or []),
         description=row["description"] or "",
+        signs=list(row["signs"] or []),
         known=row["known"] != "extracted",
         type=EntityLabel(row["label"]),
     )

@@ -136,7 +136,8 @@ def write_concepts(shape: SyntheticShape, folder: Path, files: ImportFiles) -> N
             broader_writer.writerow([f":START_ID({entity_type.label})", f":END_ID({entity_type.label})"])
             for concept in by_type[entity_type.label]:
                 values = {"name": concept.name, "aliases": list(concept.synonyms),
-                          "description": concept.description, "known": "taxonomy", "case_count": 0}
+                          "description": concept.description, "signs": list(concept.signs), "known": "taxonomy",
+                          "case_count": 0}
                 node_writer.writerow([cell(values.get(name)) for name in entity_columns])
                 if concept.broader:
                     broader_writer.writerow([concept.name, concept.broader])

@@ -43,7 +43,8 @@ def entity_map(variable: str) -> str:
         f"{{element_id: elementId({variable}), "
         f"label: [label IN labels({variable}) WHERE label IN {ENTITY_LABELS_LIST}][0], "
         f"name: {variable}.name, aliases: coalesce({variable}.aliases, []), "
-        f"description: coalesce({variable}.description, ''), known: coalesce({variable}.known, 'taxonomy')}}"
+        f"description: coalesce({variable}.description, ''), signs: coalesce({variable}.signs, []), "
+        f"known: coalesce({variable}.known, 'taxonomy')}}"
     )
 
 

@@ -69,6 +69,7 @@ CONCEPT_STATEMENTS: dict[str, str] = {
         "UNWIND $concepts AS concept "
         f"MERGE (e:{entity_type.label} {{name: concept.name}}) "
         "SET e.aliases = concept.aliases, e.description = concept.description, e.known = 'taxonomy', "
+        "e.signs = CASE WHEN size(concept.signs) > 0 THEN concept.signs END, "
         "e.case_count = coalesce(e.case_count, 0) "
         "WITH e, concept WHERE concept.broader IS NOT NULL "
         f"MERGE (b:{entity_type.label} {{name: concept.broader}}) "
@@ -296,8 +297,8 @@ def sync_taxonomy(driver: Driver, concepts: Iterable[Concept]) -> None:
     by_label: dict[str, list[dict[str, object]]] = {}
     for concept in concepts:
         by_label.setdefault(concept.type, []).append(
-            {"name": concept.name, "aliases": list(concept.synonyms),
-             "description": concept.description, "broader": concept.broader}
+            {"name": concept.name, "aliases": list(concept.synonyms), "description": concept.description,
+             "signs": list(concept.signs), "broader": concept.broader}
         )
 
     def write(tx: ManagedTransaction) -> None:

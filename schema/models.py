@@ -54,6 +54,7 @@ class Entity(StructuredNode):
     name = StringProperty(unique_index=True, required=True)  # canonical name
     aliases = ArrayProperty(StringProperty(), default=list)
     description = StringProperty(default="")
+    signs = ArrayProperty(StringProperty())  # a taxonomy concept's signs (schema/taxonomy), if any
     known = StringProperty(default="taxonomy")  # taxonomy, or extracted for a new mention
     # Cases linking to it or a narrower concept; the writes keep it exact (graph/case_counts.py).
     case_count = IntegerProperty(default=0)

@@ -22,6 +22,7 @@ class Concept:
     broader: str | None = None
     also: tuple[str, ...] = ()
     description: str = ""
+    signs: tuple[str, ...] = ()  # how it shows before anyone knows it is the cause (diagnosis reads them)
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -84,20 +85,27 @@ def concept_from(table: dict[str, object], path: Path, index: int) -> Concept:
     for role in also:
         if role not in LABELS:
             raise TaxonomyError(f"{where}: field 'also' names unknown type {role!r}")
-    synonyms = table.get("synonyms", [])
-    if not isinstance(synonyms, list) or not all(isinstance(s, str) for s in synonyms):
-        raise TaxonomyError(f"{where}: field 'synonyms' must be a list of strings")
+    synonyms, signs = strings(table, "synonyms", where), strings(table, "signs", where)
     broader = table.get("broader")
     if broader is not None and not isinstance(broader, str):
         raise TaxonomyError(f"{where}: field 'broader' must be a string")
     return Concept(
         name=name.strip(),
         type=str(label),
-        synonyms=tuple(dict.fromkeys(s.strip() for s in synonyms if s.strip())),
+        synonyms=synonyms,
         broader=broader.strip() if broader else None,
         also=also,
         description=str(table.get("description", "")).strip(),
+        signs=signs,
     )
+
+
+def strings(table: dict[str, object], field_name: str, where: str) -> tuple[str, ...]:
+    """A field holding a list of strings, stripped, blanks and repeats dropped."""
+    values = table.get(field_name, [])
+    if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+        raise TaxonomyError(f"{where}: field {field_name!r} must be a list of strings")
+    return tuple(dict.fromkeys(value.strip() for value in values if value.strip()))
 
 
 def merge(existing: Concept | None, incoming: Concept, path: Path) -> Concept:
@@ -113,6 +121,7 @@ def merge(existing: Concept | None, incoming: Concept, path: Path) -> Concept:
         also=tuple(dict.fromkeys(existing.also + incoming.also)),
         broader=existing.broader or incoming.broader,
         description=existing.description or incoming.description,
+        signs=tuple(dict.fromkeys(existing.signs + incoming.signs)),
     )
 
 

@@ -17,6 +17,7 @@ from incident_graph.graph.writes import delete_case, write_case
 from incident_graph.ingest.corpus import bundled_corpus_dir
 from incident_graph.ingest.ingestion import ingest_paths
 from incident_graph.schema.records import ExtractedCase, Mention
+from incident_graph.schema.taxonomy import load_taxonomy
 
 from .conftest import GraphQLClient, client_for
 
@@ -165,13 +166,13 @@ async def test_text_finds_cases_by_meaning_when_it_names_no_symptom(sample_api):
                         "spotify-2020-expired-certificate", "sectigo-2020-addtrust-root-expiry"}
 
 
-async def test_text_finds_a_cause_no_case_has_by_the_taxonomys_descriptions(sample_api, sample_graph):
+async def test_text_finds_a_cause_no_case_has_by_the_taxonomys_signs(sample_api, sample_graph):
     # The sample holds certificate and date cases only; nothing in it was caused by cooling.
     assert not sample_graph.execute_query(
         "MATCH (:Case)-[]->(:RootCause {name: 'cooling failure'}) RETURN 1 LIMIT 1").records
     text = "alarms on the temperature of the data hall; racks of servers switched themselves off to protect the hardware"
     rows = (await sample_api.data(DIAGNOSE, {"text": text, "first": 20}))["diagnose"]
-    # Ranked where no case points to it, first of the causes that only the descriptions name; the
+    # Ranked where no case points to it, first of the causes that only the taxonomy's signs suggest; the
     # taxonomy is no case, so it lists no supporting case or evidence.
     unsupported = [r for r in rows if not r["supportingCases"]]
     assert unsupported and unsupported[0]["rootCause"]["name"] == "cooling failure"
@@ -223,3 +224,10 @@ def test_eval_diagnosis_prints_hit_figures_beside_the_baseline(sample_graph, neo
     assert table.exit_code == 0 and "hit@3" in table.stdout and "tune-new" in table.stdout
     refused = CliRunner().invoke(app, ["eval-diagnosis", "--split", "validation"], env=env)
     assert refused.exit_code == 2 and "--split must be one of old, train, tune-new, dev-new, holdout" in refused.stderr
+
+
+async def test_a_root_cause_shows_its_signs_as_the_taxonomy_says_them(sample_api):
+    data = await sample_api.data('{ rootCauses(search: "cooling failure") { edges { node { name signs } } } }')
+    node = next(e["node"] for e in data["rootCauses"]["edges"] if e["node"]["name"] == "cooling failure")
+    assert node["signs"] == list(load_taxonomy().get("RootCause", "cooling failure").signs)
+    assert len(node["signs"]) >= 3

@@ -1,9 +1,10 @@
 import pytest
 
 from incident_graph.graph.errors import GraphError
-from incident_graph.graph.writes import write_case, write_cases
+from incident_graph.graph.writes import sync_taxonomy, write_case, write_cases
 from incident_graph.schema.models import Case
 from incident_graph.schema.records import ExtractedCase, Mention
+from incident_graph.schema.taxonomy import Concept
 
 TEXT = "Training loss spiked. The cause was silent data corruption in a GPU."
 
@@ -176,3 +177,14 @@ def test_an_unheard_commit_then_a_graph_gone_says_the_batch_may_have_landed(empt
     with pytest.raises(GraphUnavailable) as raised:
         write_cases(empty_graph, [renamed(sample_case(), f"landed-{n}") for n in range(3)])
     assert raised.value.maybe_committed
+
+
+def test_a_concepts_signs_are_written_and_go_when_the_taxonomy_drops_them(empty_graph):
+    signs = ("Xid errors in the kernel log", "one rank hangs")
+    concept = Concept("GPU failure", "RootCause", description="A GPU stops working.", signs=signs)
+    query = "MATCH (r:RootCause {name: 'GPU failure'}) RETURN r.signs AS signs, r.description AS description"
+    sync_taxonomy(empty_graph, [concept])
+    assert empty_graph.execute_query(query).records[0].data() == {"signs": list(signs),
+                                                                  "description": "A GPU stops working."}
+    sync_taxonomy(empty_graph, [Concept("GPU failure", "RootCause", description="A GPU stops working.")])
+    assert empty_graph.execute_query(query).records[0]["signs"] is None
