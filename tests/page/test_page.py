@@ -23,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 from neo4j import Driver
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from incident_graph.api.app import create_app
 from incident_graph.config import Settings
@@ -173,6 +173,20 @@ def total(base_url: str, case_filter: dict[str, Any] | None) -> int:
 def open_library(page: Page, fragment: str = "") -> None:
     page.goto(f"/{fragment}")
     wait_for_list(page)
+
+
+def ask_in_view(page: Page, view: str, typed: str) -> Locator:
+    """Open the view `view` (stack, diagnose) from the header, type into its form and send it: its
+    result, once ready."""
+    open_library(page)
+    page.click(f"#{view}-link")
+    expect(page.locator(f"#{view}-view")).to_be_visible()
+    expect(page.locator("#library-view")).to_be_hidden()
+    page.fill(f"#{view}-input", typed)
+    page.click(f"#{view}-form button[type=submit]")
+    result = page.locator(f"#{view}-result")
+    expect(result).to_have_attribute("data-state", "ready")
+    return result
 
 
 def wait_for_list(page: Page) -> None:

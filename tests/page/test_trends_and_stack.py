@@ -11,6 +11,7 @@ from typing import Any
 from playwright.sync_api import Page, TimeoutError as PlaywrightTimeout, expect
 
 from .test_page import (  # noqa: F401  (fixtures, used by name)
+    ask_in_view,
     base_url,
     browser,
     chips,
@@ -141,14 +142,7 @@ def test_the_stack_view_lists_what_past_cases_of_a_stack_teach(page: Page, base_
     assert review["unknown"] == [UNKNOWN_NAME] and review["rootCauses"] and review["caseCount"] > 0
     assert [item["method"] for item in review["components"]] == ["name", "meaning"]
 
-    open_library(page)
-    page.click("#stack-link")
-    expect(page.locator("#stack-view")).to_be_visible()
-    expect(page.locator("#library-view")).to_be_hidden()
-    page.fill("#stack-input", typed)
-    page.click("#stack-form button[type=submit]")
-    result = page.locator("#stack-result")
-    expect(result).to_have_attribute("data-state", "ready")
+    result = ask_in_view(page, "stack", typed)
     assert page.evaluate("window.incidentLibrary.state.stack") == typed
 
     # Which component each name was matched to, and the name the graph does not know.

@@ -1,5 +1,7 @@
 // Talking to the server: GraphQL at /graphql, the entity types at /entity-types.
 
+import { clear, el, showError } from "./dom.js";
+
 export class ApiError extends Error {}
 
 /** The `data` of a GraphQL answer; ApiError with the server's words when it refused or failed.
@@ -45,6 +47,25 @@ export function latest() {
 }
 
 export const isAbort = (error) => error?.name === "AbortError";
+
+/** Ask `query` through `request` (see `latest`) and show the answer in `result`: `waiting` while it
+ *  loads, then `render(result, data)`. Its `data-state` says loading, ready or error (the page tests
+ *  wait on it); an answer dropped for a newer request changes nothing. */
+export async function loadInto(result, request, query, variables, waiting, render) {
+  clear(result).dataset.state = "loading";
+  result.append(el("p", { className: "hint" }, waiting));
+  try {
+    const data = await request(query, variables);
+    showError(null);
+    render(clear(result), data);
+    result.dataset.state = "ready";
+  } catch (error) {
+    if (isAbort(error)) return;
+    clear(result);
+    result.dataset.state = "error";
+    showError(error.message);
+  }
+}
 
 /** The entity types, in the order the API lists them (its EntityType enum). */
 export async function entityTypes() {

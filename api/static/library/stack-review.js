@@ -3,9 +3,9 @@
 // their counts, most recent case, cases and evidence, then lessons. It says which component each
 // name was matched to (by name, alias or meaning) and lists the names the graph does not know.
 
-import { isAbort, latest } from "./api.js";
+import { latest, loadInto } from "./api.js";
 import { entityButton } from "./case-page.js";
-import { $, clear, el, plural, showError } from "./dom.js";
+import { $, clear, el, plural } from "./dom.js";
 import { fragmentFor, navigate, state, types } from "./state.js";
 
 const LISTED = 10; // root causes, contributing factors (most cases first) and lessons (newest first)
@@ -54,19 +54,8 @@ export async function showStack(text) {
     result.append(el("p", { className: "hint" }, "Name a few components, e.g. etcd, PostgreSQL, GPU."));
     return;
   }
-  result.dataset.state = "loading";
-  result.append(el("p", { className: "hint" }, "Reading the past cases of this stack…"));
-  try {
-    const data = await request(STACK_QUERY, { components: names, first: LISTED });
-    showError(null);
-    renderReview(clear(result), data.stackReview);
-    result.dataset.state = "ready";
-  } catch (error) {
-    if (isAbort(error)) return; // other names were asked for
-    clear(result);
-    result.dataset.state = "error";
-    showError(error.message);
-  }
+  await loadInto(result, request, STACK_QUERY, { components: names, first: LISTED },
+    "Reading the past cases of this stack…", (shown, data) => renderReview(shown, data.stackReview));
 }
 
 function renderReview(result, review) {

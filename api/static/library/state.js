@@ -1,5 +1,5 @@
-// What the page shows. The filters, the search text, the open case and the names of the stack
-// view live in the URL fragment, so views can be bookmarked and the back button works; paging
+// What the page shows. The filters, the search text, the open case, the names of the stack view
+// and the words of the diagnose view live in the URL fragment, so views can be bookmarked and the back button works; paging
 // lives in memory.
 
 /** The entity types as the API names them (/entity-types), set once at start: the CaseFilter
@@ -21,6 +21,7 @@ export const state = {
   text: "",
   caseId: null,
   stack: null, // the names typed into the stack view, when it is on screen (null: it is not)
+  diagnose: null, // the words typed into the "What caused this?" view, when it is on screen
   after: null, // cursor of the current page (null: the first)
   previous: [], // cursors of the pages before it
   pageIndex: 0,
@@ -35,6 +36,7 @@ export function readFragment() {
   return {
     filter, text: (params.get("text") || "").trim(), caseId: params.get("case") || null,
     stack: params.has("stack") ? params.get("stack") : null,
+    diagnose: params.has("diagnose") ? params.get("diagnose") : null,
   };
 }
 
@@ -43,12 +45,13 @@ export function fragmentFor(view) {
   for (const t of types.list) for (const value of view.filter[t.key]) params.append(t.param, value);
   if (view.text) params.set("text", view.text);
   if (view.stack !== null && view.stack !== undefined) params.set("stack", view.stack);
+  if (view.diagnose !== null && view.diagnose !== undefined) params.set("diagnose", view.diagnose);
   if (view.caseId) params.set("case", view.caseId);
   const text = params.toString();
   return text ? `#${text}` : "#";
 }
 
-/** Go to a view: filters, text, open case, stack view. The page follows the fragment (hashchange), also when
+/** Go to a view: filters, text, open case, stack view, diagnose view. The page follows the fragment (hashchange), also when
  *  it is already there. */
 export function navigate(changes) {
   const view = {
@@ -56,6 +59,7 @@ export function navigate(changes) {
     text: changes.text ?? state.text,
     caseId: "caseId" in changes ? changes.caseId : state.caseId,
     stack: "stack" in changes ? changes.stack : state.stack,
+    diagnose: "diagnose" in changes ? changes.diagnose : state.diagnose,
   };
   const target = fragmentFor(view);
   if (target === (location.hash || "#")) {
@@ -81,7 +85,7 @@ export function caseFilter(overrides = {}) {
 export function addFilter(typeKey, name) {
   const filter = structuredClone(state.filter);
   if (!filter[typeKey].includes(name)) filter[typeKey].push(name);
-  navigate({ filter, caseId: null, stack: null });
+  navigate({ filter, caseId: null, stack: null, diagnose: null });
 }
 
 export function removeFilter(typeKey, name) {
