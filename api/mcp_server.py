@@ -155,7 +155,8 @@ def build_mcp_server(driver: Driver, slots: QuerySlots | None = None) -> MCPServ
     ) -> dict[str, Any]:
         """Root causes ranked by how strongly past cases link them to these symptoms (names, or
         your own words in `text`), each with its broader group, score, supporting cases, evidence
-        sentences and the symptoms it understood."""
+        sentences and how the cause usually shows (its signs, to check against what you see), and the
+        symptoms it understood."""
         if (symptoms is None) == (text is None):
             raise ToolError("Give exactly one of `symptoms` (canonical symptom names) and `text` (what is "
                             "happening, in words).")

@@ -65,7 +65,7 @@ query Case($id: ID!) {{
 DIAGNOSE_QUERY = """
 query Diagnose($symptoms: [String!], $text: String, $first: Int) {
   diagnose(symptoms: $symptoms, text: $text, first: $first) {
-    rootCause { name }
+    rootCause { name signs }
     group { name }
     score
     groupScore

@@ -94,12 +94,15 @@ async def test_diagnose_from_symptoms_and_from_text(client: Client):
     assert [d["rootCause"]["name"] for d in answer["diagnoses"]] == [
         "silent data corruption", "software bug", "power failure"]
     assert answer["diagnoses"][0]["group"] == {"name": "hardware fault"}
+    # How the cause usually shows, as the taxonomy says it, to check against what one sees.
+    assert answer["diagnoses"][0]["rootCause"]["signs"] == [
+        "wrong results with no error in any log", "the loss jumps on one job and not on the others"]
     from_text = await call(client, "diagnose", text="the training loss spiked overnight")
     assert from_text["diagnoses"][0]["understoodSymptoms"] == [
         {"phrase": "the training loss spiked overnight", "symptom": "loss spike", "similarity": 1.0,
          "method": "taxonomy"}]
     # The causes past cases support come in the same order; the text may add causes the taxonomy's
-    # descriptions suggest, which no case supports.
+    # signs suggest, which no case supports.
     supported = [d["rootCause"]["name"] for d in from_text["diagnoses"] if d["supportingCaseCount"] > 0]
     assert supported == [d["rootCause"]["name"] for d in answer["diagnoses"] if d["supportingCaseCount"] > 0]
     assert all(d["supportingCaseCount"] == 0 for d in from_text["diagnoses"]
