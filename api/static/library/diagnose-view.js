@@ -10,7 +10,6 @@ import { fragmentFor, navigate, state, types } from "./state.js";
 
 const LISTED = 5; // causes
 const CASES_SHOWN = 3; // supporting cases named under each cause
-const MAX_TEXT = 500; // characters: the API's limit on `text`
 
 const DIAGNOSE_QUERY = `
 query WhatCausedThis($text: String!, $first: Int) {
@@ -28,7 +27,7 @@ const request = latest();
 export function setUpDiagnose() {
   $("diagnose-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    navigate({ diagnose: $("diagnose-input").value.trim().slice(0, MAX_TEXT), caseId: null, stack: null });
+    navigate({ diagnose: $("diagnose-input").value.trim(), caseId: null, stack: null });
   });
   $("diagnose-back").addEventListener("click", () => navigate({ diagnose: null, caseId: null }));
 }
@@ -43,7 +42,7 @@ export async function showDiagnose(text) {
   const input = $("diagnose-input");
   if (document.activeElement !== input) input.value = text;
   const result = clear($("diagnose-result"));
-  const words = text.trim().slice(0, MAX_TEXT);
+  const words = text.trim(); // longer than the API takes: its refusal says so
   if (!words) {
     request.abort();
     result.dataset.state = "idle";
