@@ -3,6 +3,7 @@ response, never one query per parent object (no N+1)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,16 @@ from incident_graph.graph import queries
 
 CaseRecord = dict[str, Any]
 LinkRow = dict[str, Any]  # {case_id, entity: ENTITY_MAP, evidence: EVIDENCE_MAP}
+
+
+class SharedLoader(DataLoader):
+    """A DataLoader whose cached answers survive a cancelled caller. graphql-core cancels the
+    sibling fields of a field that failed, and cancelling a task cancels the future it awaits:
+    a future shared with other fields would then fail them with CancelledError, which escapes the
+    executor as a server error (found by tests/api/test_property_based.py)."""
+
+    def load(self, key: Any) -> Any:
+        return asyncio.shield(super().load(key))
 
 
 @dataclass(frozen=True)
@@ -72,8 +83,8 @@ def create_loaders(reader: GraphReader) -> Loaders:
         return [by_key.get(key, EntityCasesPage(0, [])) for key in keys]
 
     return Loaders(
-        case=DataLoader(load_fn=load_cases),
-        case_links=DataLoader(load_fn=load_case_links),
-        entity_relatives=DataLoader(load_fn=load_relatives),
-        entity_cases=DataLoader(load_fn=load_entity_cases),
+        case=SharedLoader(load_fn=load_cases),
+        case_links=SharedLoader(load_fn=load_case_links),
+        entity_relatives=SharedLoader(load_fn=load_relatives),
+        entity_cases=SharedLoader(load_fn=load_entity_cases),
     )
