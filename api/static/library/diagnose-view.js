@@ -5,6 +5,7 @@
 
 import { latest, loadInto } from "./api.js";
 import { entityButton } from "./case-page.js";
+import { matchedChip } from "./stack-review.js";
 import { $, clear, el, plural } from "./dom.js";
 import { fragmentFor, navigate, state, types } from "./state.js";
 
@@ -77,14 +78,7 @@ function renderDiagnoses(result, diagnoses) {
 
 function understoodSymptom(item) {
   const { phrase, symptom, similarity, method } = item;
-  const how = method === "meaning" ? `by meaning, ${similarity.toFixed(2)}` : null;
-  return el(
-    "li",
-    { className: "matched-name type-SYMPTOM", dataset: { phrase, symptom, method } },
-    el("span", { className: "swatch", "aria-hidden": "true" }),
-    phrase.toLowerCase() === symptom.toLowerCase() ? symptom : `${phrase} → ${symptom}`,
-    how ? el("span", { className: "how" }, ` (${how})`) : null,
-  );
+  return matchedChip("SYMPTOM", phrase, symptom, method, similarity, { phrase, symptom, method });
 }
 
 function cause(diagnosis) {

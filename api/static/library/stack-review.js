@@ -83,12 +83,18 @@ function renderReview(result, review) {
 
 function matchedName(item) {
   const { asked, method, similarity, component } = item;
+  return matchedChip("COMPONENT", asked, component.name, method, similarity, { asked, component: component.name, method });
+}
+
+/** A name the user typed and the graph's entity of type `type` it was taken for ("asked → name"),
+ *  with how: by meaning and the cosine, or as an alias. */
+export function matchedChip(type, asked, name, method, similarity, dataset) {
   const how = method === "meaning" ? `by meaning, ${similarity.toFixed(2)}` : method === "alias" ? "alias" : null;
   return el(
     "li",
-    { className: "matched-name type-COMPONENT", dataset: { asked, component: component.name, method } },
+    { className: `matched-name type-${type}`, dataset },
     el("span", { className: "swatch", "aria-hidden": "true" }),
-    asked.toLowerCase() === component.name.toLowerCase() ? component.name : `${asked} → ${component.name}`,
+    asked.toLowerCase() === name.toLowerCase() ? name : `${asked} → ${name}`,
     how ? el("span", { className: "how" }, ` (${how})`) : null,
   );
 }
