@@ -216,7 +216,31 @@ NEGATION_GAP_WORDS = {"a", "an", "the", "any", "single", "sign", "signs", "of", 
 IMPACT_AUXILIARIES = {"have", "be", "also", "briefly", "intermittently"}
 
 
+# A coordination that contrasts ("not a DDoS attack but a bad push") ends a negation's reach.
+CONTRASTING_CONJUNCTIONS = {"but", "yet", "instead", "rather"}
+
+
+def first_conjunct(token: Token) -> Token:
+    """The first item of the list a word is in ("a cyberattack" in "ruled out a system update and
+    a cyberattack" -> "update"), so what denies the first item denies the others; itself when
+    it is no list item or a contrast joins it."""
+    while token.dep_ == "conj" and token.head.i < token.i:
+        between = [t for t in token.head.subtree if token.head.i < t.i < token.i and t.dep_ == "cc"]
+        if any(t.lower_ in CONTRASTING_CONJUNCTIONS for t in between):
+            break
+        token = token.head
+    return token
+
+
 def negated(span: Span, index: CueIndex, follow: bool) -> bool:
+    first = first_conjunct(span.root)
+    if first.i != span.root.i and first.left_edge.i < span.start:
+        opening = span.doc[first.left_edge.i]
+        if opening.lower_ == "no":  # "no alerts, pages or tickets", not "no leak and a full disk"
+            if not any(child.dep_ == "det" for child in span.root.children):
+                return True
+        elif negated(span.doc[first.left_edge.i:first.i + 1], index, follow=False):
+            return True  # "ruled out a system update and a cyberattack", "not a power cut or a fan"
     start, end = index.clause(span)
     cues = index.cues
     # "no ECC errors", "not a DDoS attack", "without any alert": only filler between cue and span.

@@ -187,6 +187,8 @@ class EntityClassifier:
             for k, label in enumerate(TYPES, start=1):
                 if label == "Component" and candidate.span.root.pos_ in ("VERB", "AUX"):
                     continue  # a component is a thing: a clause never names one
+                if label != "Component" and self.names_a_kind_of_component(candidate.span):
+                    continue  # "DDoS" in "a DDoS scrubbing service" names the service, not an attack
                 if label == "Symptom" and opens_with_negation(candidate.span, cues):
                     continue  # "no data was lost"; a factor may be an absence ("no automatic rollback")
                 if organisation:
@@ -310,6 +312,17 @@ class EntityClassifier:
                 stated_as = Candidate(whole_phrase(first.span), label, "cue", None, first.known)
                 added.append(self.keep((0.5, label, stated_as), taken, cues, layout))
         return added
+
+    def names_a_kind_of_component(self, span: Span) -> bool:
+        """The phrase only modifies a later noun that names a component: "DDoS" in "the DDoS
+        scrubbing service", "certificate" in "the certificate renewal job"."""
+        root = span.root
+        if root.dep_ not in ("compound", "amod", "nmod") or root.head.i <= span.end - 1:
+            return False
+        head = root.head
+        while head.dep_ == "compound" and head.head.i > head.i:
+            head = head.head
+        return head.pos_ in ("NOUN", "PROPN") and self.finder.head_type(head) == "Component"
 
     def names_a_product(self, span: Span) -> bool:
         """"Azure Cognitive Services", not "Square's services" (the company's, said of it)."""

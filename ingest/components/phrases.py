@@ -26,7 +26,7 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from incident_graph.ingest.components.cues import CueIndex, Cues, hedged, negated
+from incident_graph.ingest.components.cues import CueIndex, Cues, first_conjunct, hedged, negated
 from incident_graph.ingest.components.new_entities import normalised_name
 from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS,
                                                     SpanIndex, name_words, remade)
@@ -464,7 +464,6 @@ class PhraseFinder:
                 continue
             start = self.phrase_start(subject)
             if end - start <= self.max_words + 2:
-                span = sentence.doc[start:end]
                 yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{subject.norm_} {noun}"), "Symptom", "cue"
 
     def absence_phrases(self, sentence: Span) -> Iterator[Span]:
@@ -646,9 +645,10 @@ class PhraseFinder:
         return any(child.dep_ == "neg" for child in token.children)
 
     def denied(self, span: Span) -> bool:
-        """"X was not the cause", "no data was lost": a negated verb governing the phrase."""
-        head = span.root.head
-        return span.root.dep_ in SUBJECTS | OBJECTS and self.is_negated(head)
+        """"X was not the cause", "no data was lost": a negated verb governing the phrase (or the
+        first item of the list the phrase is in: "it was not a power cut or a cooling fault")."""
+        root = first_conjunct(span.root)
+        return root.dep_ in SUBJECTS | OBJECTS and self.is_negated(root.head)
 
     def names_something(self, token: Token) -> bool:
         """A generic head ("update", "change") names something only with a modifier that says what:

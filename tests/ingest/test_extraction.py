@@ -111,6 +111,20 @@ def test_negated_and_hedged_mentions_are_not_findings(extract):
     assert "network partition" not in names(case, "RootCause") | names(case, "Symptom")
 
 
+def test_a_denial_covers_the_whole_list_it_opens(extract):
+    case = extract("# Review\n\nEngineers ruled out a system update and a cyberattack. A bad route map was the cause.\n")
+    causes = names(case, "RootCause")
+    assert not any("cyberattack" in cause or "attack" in cause for cause in causes), causes
+    assert any("route map" in cause for cause in causes), causes
+
+
+def test_a_word_that_only_names_a_kind_of_component_is_no_cause(extract):
+    case = extract("# Review\n\nCustomers use the Prolexic DDoS scrubbing service, which carries their traffic over "
+                   "BGP. The service stopped passing traffic.\n")
+    assert "DDoS attack" not in names(case, "RootCause") | names(case, "Symptom")
+    assert any("scrubbing service" in component for component in names(case, "Component"))
+
+
 def test_synonyms_and_inflections_map_to_one_canonical_entity(extract):
     case = extract("# Training\n\nThe loss spiked twice. Later a sudden loss spike hit again, and the loss jumped.\n")
     assert [m.name for m in case.mentions_of("Symptom")].count("loss spike") == 3

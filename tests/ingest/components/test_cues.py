@@ -2,7 +2,7 @@
 
 import pytest
 
-from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, hedged
+from incident_graph.ingest.components.cues import CueIndex, Cues, cause_side, first_conjunct, hedged, negated
 from incident_graph.ingest.pattern_files import patterns_file
 
 
@@ -43,3 +43,30 @@ def test_doubt_still_hedges(nlp, cues, sentence, phrase):
 def test_the_noun_cause_is_no_cause_verb(nlp, cues, sentence, phrase, side):
     doc = nlp(sentence)
     assert cause_side(span_of(doc, phrase), CueIndex(doc, cues)) == side
+
+
+@pytest.mark.parametrize("sentence, phrase", [
+    ("Engineers ruled out a system update and a cyberattack.", "cyberattack"),
+    ("It was not a power cut or a cooling fault.", "cooling fault"),
+    ("There were no alerts, pages or tickets.", "tickets"),
+])
+def test_a_negation_reaches_every_item_of_its_list(nlp, cues, sentence, phrase):
+    doc = nlp(sentence)
+    assert negated(span_of(doc, phrase), CueIndex(doc, cues), follow=False)
+
+
+@pytest.mark.parametrize("sentence, phrase", [
+    ("There was no leak and a full disk stopped the writes.", "full disk"),
+    ("It was not a DDoS attack but a bad push.", "bad push"),
+])
+def test_an_item_with_its_own_determiner_or_after_a_contrast_is_not_negated(nlp, cues, sentence, phrase):
+    doc = nlp(sentence)
+    assert not negated(span_of(doc, phrase), CueIndex(doc, cues), follow=False)
+
+
+def test_the_first_conjunct_stops_at_a_contrast(nlp):
+    doc = nlp("It was not a DDoS attack but a bad push.")
+    push = span_of(doc, "push").root
+    assert first_conjunct(push).i == push.i
+    listed = nlp("Engineers ruled out a system update and a cyberattack.")
+    assert first_conjunct(span_of(listed, "cyberattack").root).text == "update"
