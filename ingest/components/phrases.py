@@ -82,6 +82,12 @@ def denying_determiner(noun: Token) -> Token | None:
 
 # A phrase ending in one of these stops mid-way.
 DANGLING_POS = ("AUX", "ADP", "PART", "DET", "CCONJ", "SCONJ")
+VERB_PARTICLES = ("back", "down", "out", "up", "off", "away")  # "went down", "fell back": part of the verb
+# Prepositions that open a when or why ("went down after the deploy"), never what a verb needs.
+ADJUNCT_PREPOSITIONS = {"after", "before", "during", "since", "until", "following", "amid", "within", "for",
+                        "throughout", "despite", "because", "due", "as", "like", "than", "by", "per"}
+TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weekend", "month", "year", "hour",
+              "minute", "second", "moment", "time"}
 
 
 class PhraseFinder:
@@ -713,9 +719,12 @@ class PhraseFinder:
                 if child.dep_ in ("nsubj", "nsubjpass") and (child.pos_ != "PRON" or child.lower_ in self.denying_subjects):
                     words += self.modifiers(child) + [child]
                 elif child.dep_ in ("neg", "preconj", "prt", "acomp", "attr", "auxpass") or \
-                        child.dep_ == "advmod" and child.lower_ in ("back", "down", "out", "up", "off", "away") or \
+                        child.dep_ == "advmod" and child.lower_ in VERB_PARTICLES or \
                         child.dep_ == "dobj" and child.pos_ in NOUN_POS:
                     words += ([child] if child.dep_ != "dobj" else self.modifiers(child) + [child])
+                elif child.dep_ == "aux" and any(c.dep_ == "auxpass" and c.lower_ in ("been", "being") for c in root.children):
+                    words.append(child)  # "load planning had been skipped", not "... been skipped"
+            words += self.prepositional_complement(root)
         else:
             words = list(span)
         words = sorted({w.i: w for w in words if span.start <= w.i < span.end and not w.is_punct}.values(),
@@ -730,6 +739,30 @@ class PhraseFinder:
         parts = [w.norm_ if w.dep_ == "neg" else w.lower_ for w in words[:-1]]  # "n't" is "not"
         parts.append(last.norm_ if last.pos_ in NOUN_POS else last.lower_)
         return " ".join(parts).strip(" .,;:")
+
+    def prepositional_complement(self, verb: Token) -> list[Token]:
+        """The phrase a verb with no object is incomplete without, when it follows the verb:
+        "depended on the control plane", "fell back to a low default", "ran out of memory"."""
+        if verb.pos_ not in ("VERB", "ADJ") or any(c.dep_ in ("dobj", "attr", "acomp", "ccomp", "xcomp")
+                                                  for c in verb.children):
+            return []
+        heads = [verb] + [c for c in verb.children if c.i > verb.i and c.dep_ in ("prt", "advmod")
+                          and c.lower_ in VERB_PARTICLES]
+        preps = sorted((c for head in heads for c in head.children if c.dep_ == "prep" and c.i > verb.i),
+                       key=lambda c: c.i)
+        if not preps or preps[0].i - verb.i > 3 or preps[0].lower_ in ADJUNCT_PREPOSITIONS:
+            return []
+        chain = [preps[0]]  # "ran out of memory": "of" hangs from "out"
+        while not any(o.dep_ == "pobj" for o in chain[-1].children) and \
+                any(c.dep_ == "prep" for c in chain[-1].children):
+            chain.append(next(c for c in chain[-1].children if c.dep_ == "prep"))
+        objects = [o for o in chain[-1].children if o.dep_ == "pobj" and o.pos_ in NOUN_POS]
+        if not objects:
+            return []
+        phrase = self.modifiers(objects[0]) + [objects[0]]
+        if any(t.ent_type_ in ("DATE", "TIME") or t.like_num or t.lower_ in TIME_NOUNS for t in phrase):
+            return []  # "failed at 06:25 UTC", "began in the evening": when, not what
+        return chain + phrase
 
     def matrix(self, role: str) -> tuple[list[dict[str, str]], numpy.ndarray]:
         if self._matrix is None:

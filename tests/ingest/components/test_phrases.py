@@ -149,3 +149,23 @@ def test_a_reason_for_a_slow_response_is_a_factor_not_the_cause(nlp):
     assert any("unlabelled entry in the deploy log" in text for text in factors), factors
     assert any("consumer crashed" in text for text in causes), causes
     assert not any("backups" in text or "deploy log" in text for text in causes), causes
+
+
+def core_name(nlp, sentence: str) -> str:
+    doc = nlp(sentence)
+    return nlp.get_pipe("incident_entity_classifier").finder.core_name(doc[:-1])
+
+
+def test_a_clause_name_keeps_the_complement_its_verb_needs(nlp):
+    assert core_name(nlp, "The rollback path depended on infrastructure that failed at the same time.") \
+        == "rollback path depended on infrastructure"
+    assert core_name(nlp, "The brokers ran out of memory.") == "brokers ran out of memory"
+    assert core_name(nlp, "The resolver fell back to a very low default.") == "resolver fell back to a very low default"
+    assert core_name(nlp, "Load planning had been skipped in the rush to launch.") == "load planning had been skipped"
+
+
+def test_a_clause_name_leaves_out_when_it_happened(nlp):
+    assert core_name(nlp, "The cache went down after the deploy.") == "cache went down"
+    assert core_name(nlp, "The degradation began in the evening.") == "degradation began"
+    assert core_name(nlp, "The two production services used by outside users went down.") \
+        == "two production services went down"
