@@ -18,6 +18,7 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components import DETECTION, MENTIONS, make_doc
 from incident_graph.ingest.components.spans import MIN_CONFIDENCE, in_markup
+from incident_graph.ingest.components.narrative import COURTESY
 from incident_graph.ingest.pipeline import fingerprint_of, model_of
 from incident_graph.ingest.readers import WriteUp
 from incident_graph.ingest.sections import Layout
@@ -388,16 +389,28 @@ def section_text(doc: Doc, layout: Layout, kind: str) -> str:
 
 def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
     """Each remediation section's bullets, or its sentences when it has none: a "Resolution"
-    paragraph and an "Action items" list both count."""
+    paragraph and an "Action items" list both count; courtesy ("we apologise") is no step."""
     text = doc.text  # once, not once per bullet
+    courtesy = courtesy_ranges(doc)
     for region in layout.sections("remediation"):
         bullets = [(s, e) for s, e in layout.bullets if region.start <= s < region.end]
         if bullets:
-            yield from (text[s:e].strip() for s, e in bullets)
+            yield from (text[s:e].strip() for s, e in bullets if not courtesy_within(courtesy, s, e))
             continue
         span = doc.char_span(region.start, region.end, alignment_mode="contract")
         if span is not None:
-            yield from (sentence.text.strip() for sentence in span.sents if sentence.text.strip())
+            yield from (sentence.text.strip() for sentence in span.sents
+                        if sentence.text.strip() and not courtesy_within(courtesy, sentence.start_char, sentence.end_char))
+
+
+def courtesy_ranges(doc: Doc) -> list[tuple[int, int]]:
+    """The sentences of courtesy or status boilerplate (incident_narrative), as character ranges."""
+    return [(start, end) for start, end in (doc._.narrative or {}).get(COURTESY, [])]
+
+
+def courtesy_within(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
+    """A courtesy sentence overlaps [start, end): that bullet, or sentence, is boilerplate."""
+    return any(s < end and start < e for s, e in ranges)
 
 
 def narrative_sentences(doc: Doc, kind: str) -> list[str]:
@@ -409,10 +422,12 @@ def narrative_sentences(doc: Doc, kind: str) -> list[str]:
 
 def section_sentences(doc: Doc, layout: Layout, kind: str) -> list[str]:
     found: list[str] = []
+    courtesy = courtesy_ranges(doc)
     for region in layout.sections(kind):
         span = doc.char_span(region.start, region.end, alignment_mode="contract")
         if span is not None:
-            found += [s.text.strip() for s in span.sents if s.text.strip()]
+            found += [s.text.strip() for s in span.sents
+                      if s.text.strip() and not courtesy_within(courtesy, s.start_char, s.end_char)]
     return found
 
 

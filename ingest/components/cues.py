@@ -67,6 +67,17 @@ def phrases_by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tup
     return {word: tuple(group) for word, group in grouped.items()}
 
 
+DATE_WORD = "<month>"  # what a month name that is also a cue word reads as
+
+
+def is_month(token: Token) -> bool:
+    """"May" in "12 May 2023" or "May 3" is a date, not the hedge "may"."""
+    if token.text != "May":
+        return False
+    doc = token.doc
+    return (token.i > 0 and doc[token.i - 1].like_num) or (token.i + 1 < len(doc) and doc[token.i + 1].like_num)
+
+
 class CueIndex:
     """One Doc's sentences, clause breaks and cue phrase matches, found once.
 
@@ -88,11 +99,11 @@ class CueIndex:
 
     @cached_property
     def lower(self) -> list[str]:
-        return [token.lower_ for token in self.doc]
+        return [DATE_WORD if is_month(token) else token.lower_ for token in self.doc]
 
     @cached_property
     def norm(self) -> list[str]:
-        return [token.norm_ for token in self.doc]
+        return [DATE_WORD if is_month(token) else token.norm_ for token in self.doc]
 
     @cached_property
     def at(self) -> dict[str, list[int]]:

@@ -3,7 +3,9 @@
 A sentence outside the Detection, Remediation and Lessons sections that uses a cue phrase of one
 of them (ingest/patterns/narrative.toml: "we rolled back", "engineers were paged", "going
 forward we will") is recorded as that kind in doc._.narrative, as (start, end) character offsets.
-The extractor uses them only where the write-up has no such section.
+The extractor uses them only where the write-up has no such section. A sentence of courtesy or
+status boilerplate ("we apologise for the impact", "we will provide an update") is recorded as
+"courtesy" instead, in any section, and the extractor leaves it out of steps and lessons.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from incident_graph.ingest.sections import Layout
 # In the order a sentence is tried: what will be done ("going forward we will alert on ...") is a
 # lesson even when it names an alert or a rollback.
 KINDS = ("lessons", "detection", "remediation")
+COURTESY = "courtesy"
 
 if not Doc.has_extension("narrative"):
     Doc.set_extension("narrative", default=None)
@@ -39,22 +42,25 @@ class NarrativeSentences:
         for phrase in effect_phrases:
             verb, *rest = phrase.lower().split()
             self.effect_phrases.setdefault(verb, []).append(tuple(rest))
-        self.phrases: dict[str, dict[str, list[tuple[str, ...]]]] = {}  # kind -> first word -> phrases
-        for kind in KINDS:
-            by_first: dict[str, list[tuple[str, ...]]] = {}
-            for phrase in cues.get(kind, []):
-                words = tuple(phrase.lower().split())
-                by_first.setdefault(words[0], []).append(words)
-            self.phrases[kind] = by_first
+        # kind -> first word -> phrases
+        self.phrases = {kind: by_first_word(cues.get(kind, [])) for kind in KINDS}
+        self.courtesy = by_first_word(cues.get(COURTESY, []))
+        self.status_updates = by_first_word(cues.get("status_updates", []))
+        self.max_status_words = int(cues.get("max_status_words", 10))
 
     def __call__(self, doc: Doc) -> Doc:
         layout: Layout = doc._.layout
-        found: dict[str, list[tuple[int, int]]] = {kind: [] for kind in KINDS}
+        found: dict[str, list[tuple[int, int]]] = {kind: [] for kind in (*KINDS, COURTESY)}
         for sentence in doc.sents:
             section = layout.kind_at(sentence.start_char)
-            if section in SKIPPED_KINDS or section in KINDS or len(sentence) > self.max_words:
+            if section in SKIPPED_KINDS:
                 continue
             words = [(t.lower_, t.norm_) for t in sentence]
+            if self.is_courtesy(words):
+                found[COURTESY].append((sentence.start_char, sentence.end_char))
+                continue
+            if section in KINDS or len(sentence) > self.max_words:
+                continue
             for kind in KINDS:
                 if any(not (kind == "remediation" and self.brought_about(sentence[at]))
                        for at in self.cues_at(words, self.phrases[kind])):
@@ -62,6 +68,12 @@ class NarrativeSentences:
                     break
         doc._.narrative = found
         return doc
+
+    def is_courtesy(self, words: list[tuple[str, str]]) -> bool:
+        if next(self.cues_at(words, self.courtesy), None) is not None:
+            return True
+        return sum(1 for lower, _ in words if lower.isalnum()) <= self.max_status_words \
+            and next(self.cues_at(words, self.status_updates), None) is not None
 
     @staticmethod
     def cues_at(words: list[tuple[str, str]], by_first: dict[str, list[tuple[str, ...]]]) -> Iterator[int]:
@@ -88,3 +100,12 @@ class NarrativeSentences:
         """Each of the words is among the tokens' norms, in this order ("lead directly to")."""
         norms = iter(t.norm_ for t in tokens)
         return all(word in norms for word in words)
+
+
+def by_first_word(phrases: list[str]) -> dict[str, list[tuple[str, ...]]]:
+    """Cue phrases as lower-cased words, grouped by their first word."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        words = tuple(phrase.lower().split())
+        found.setdefault(words[0], []).append(words)
+    return found

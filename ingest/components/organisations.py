@@ -32,6 +32,8 @@ class OrganisationFinder:
         self.cues = Cues.from_config(cues)
         self.early_chars = int(cues.get("organisation_early_chars", 600))
         self.min_mentions = int(cues.get("organisation_min_mentions", 2))
+        self.possessed = {p.lower() for p in cues.get("organisation_possessed", [])}
+        self.organisation_verbs = {v.lower() for v in cues.get("organisation_verbs", [])}
         self.matcher = Matcher(nlp.vocab)
         suffixes = list(cues.get("organisation_suffixes", []))
         possessed = [p.lower() for p in cues.get("organisation_possessed", [])]
@@ -84,8 +86,11 @@ class OrganisationFinder:
         counts: dict[str, int] = {}
         for ent in organisations:
             counts[ent.text] = counts.get(ent.text, 0) + 1
+        products = self.used_as_products(organisations)
         for ent in organisations:
             if mentioned.overlaps(ent.start, ent.end) or others.overlaps(ent.start, ent.end):
+                continue
+            if ent.text in products:
                 continue
             if layout.kind_at(ent.start_char) in SKIPPED_KINDS or not self.looks_like_organisation(ent):
                 continue
@@ -98,6 +103,38 @@ class OrganisationFinder:
             span.id_ = span.text.strip()
         doc.spans[MENTIONS] = sorted(mentions + found, key=lambda s: s.start)
         return doc
+
+    def used_as_products(self, names: list[Span]) -> set[str]:
+        """Names the write-up uses as things, not as companies: with an article ("the Shepherd
+        service", "a Refinery node") or as a modifier of a noun at least as often as not, and
+        never as a company ("Cloudflare's engineers", "at Cloudflare", "Cloudflare said")."""
+        uses: dict[str, list[bool]] = {}
+        companies: set[str] = set()
+        for ent in names:
+            if self.acts_as_company(ent):
+                companies.add(ent.text)
+            uses.setdefault(ent.text, []).append(self.used_as_thing(ent))
+        return {text for text, flags in uses.items()
+                if text not in companies and 2 * sum(flags) >= len(flags)}
+
+    def acts_as_company(self, ent: Span) -> bool:
+        doc = ent.doc
+        after = doc[ent.end] if ent.end < len(doc) else None
+        if after is not None and after.lower_ in ("'s", "\u2019s") and ent.end + 1 < len(doc):
+            after = doc[ent.end + 1]
+        before = doc[ent.start - 1] if ent.start > 0 else None
+        return (after is not None and after.norm_ in self.possessed) \
+            or (before is not None and before.lower_ in ("at", "by")) \
+            or (ent.root.dep_ == "nsubj" and ent.root.head.lemma_.lower() in self.organisation_verbs)
+
+    def used_as_thing(self, ent: Span) -> bool:
+        """"the Shepherd service", "Shepherd hosts", "Shepherd's schema cache" (a company's would be
+        its engineers, team or customers: organisation_possessed)."""
+        before = ent.doc[ent.start - 1] if ent.start > 0 else None
+        last = ent[-1]
+        return (before is not None and before.dep_ in ("det", "poss") and before.head.i >= ent.start) \
+            or (last.dep_ in ("compound", "amod", "nmod", "poss") and last.head.i >= ent.end
+                and last.head.pos_ in ("NOUN", "PROPN") and last.head.norm_ not in self.possessed)
 
     def looks_like_organisation(self, ent: Span) -> bool:
         """Not an acronym of technology (UTC, API, DNS), a time, a heading, a report's title or a product name."""

@@ -90,6 +90,10 @@ TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weeken
               "minute", "second", "moment", "time"}
 
 
+DEFINITE_DETERMINERS = {"the", "this", "that", "these", "those"}
+RANKING_WORDS = {"own", "whole", "entire", "same", "first", "second", "third", "last", "latest"}
+
+
 class PhraseFinder:
     def __init__(self, nlp: Language, rules: dict[str, Any], cues: dict[str, Any], confidence: dict[str, float],
                  link_threshold: float, broader_threshold: float) -> None:
@@ -117,6 +121,10 @@ class PhraseFinder:
         self.onset_verbs = set(rules.get("onset_verbs", []))
         self.onset_marks = set(rules.get("onset_marks", []))
         self.incident_nouns = set(rules.get("incident_nouns", []))
+        self.incident_names = set(rules.get("incident_names", []))
+        denials = [tuple(phrase.split()) for phrase in rules.get("impact_denials", [])]
+        self.denied_states = {words[0] for words in denials if len(words) == 1}
+        self.denied_continuations = {words for words in denials if len(words) == 2}
         self.effect_nouns = set(rules.get("effect_nouns", []))
         self.blame_words = set(rules.get("blame_words", []))
         self.finding_verbs = set(rules.get("finding_verbs", []))
@@ -439,11 +447,25 @@ class PhraseFinder:
         """The object of a preposition or marker: a noun phrase, or a clause ("due to running out")."""
         for child in marker.children:
             if child.dep_ == "pobj":
-                yield from ((span, role, "cue") for span in self.phrases(child))
+                yield from ((self.with_participle(span), role, "cue") for span in self.phrases(child))
             elif child.dep_ == "pcomp":
                 clause = self.clause_span(child)
                 if clause is not None:
                     yield clause, role, "cue"
+
+    def with_participle(self, span: Span) -> Span:
+        """A cause's noun phrase with the participle clause that says what it did: "caused by illegal
+        sites being created automatically", "due to a disk left full", when that is still a name."""
+        head = span.root
+        clause = next((c for c in head.children if c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i >= span.end), None)
+        if clause is None:
+            return span
+        end = max(t.i for t in clause.subtree if t.dep_ != "punct") + 1
+        grown = self.trim(span.doc[span.start:end])
+        if grown is None or name_words(grown.text) > self.max_words or "\n" in grown.text \
+                or any(t.is_sent_start for t in span.doc[span.start + 1:end]):
+            return span
+        return grown
 
     def marker_at(self, sentence: Span, token: Token) -> Token | None:
         """The last word of a cause marker ("due to", "as a result of") starting at token."""
@@ -655,6 +677,49 @@ class PhraseFinder:
         first item of the list the phrase is in: "it was not a power cut or a cooling fault")."""
         root = first_conjunct(span.root)
         return root.dep_ in SUBJECTS | OBJECTS and self.is_negated(root.head)
+
+    def is_affected(self, span: Span) -> bool:
+        """The phrase only says what a failure happened to: "configuration changes" in "propagation
+        of configuration changes was delayed" (what was delayed is the propagation; nothing says a
+        change was bad). It modifies the subject of a failure clause whose verb has no object."""
+        token = span.root
+        while token.dep_ in ("pobj", "prep", "compound", "amod", "nmod", "poss", "conj") and token.head is not token:
+            token = token.head
+        if token is span.root or token.dep_ not in ("nsubj", "nsubjpass"):
+            return False
+        verb = token.head
+        return self.failed_clause(verb) is not None and not any(c.dep_ == "dobj" for c in verb.children)
+
+    def denies_impact(self, span: Span) -> bool:
+        """"Web browsers were almost entirely unaffected", "the servers stayed up", "traffic kept
+        flowing": the phrase, or the clause whose subject it is, says something came through."""
+        if any(token.lower_ in self.denied_states for token in span):
+            return True
+        verb = span.root.head if span.root.dep_ in ("nsubj", "nsubjpass") else span.root
+        if verb.pos_ not in ("VERB", "AUX"):
+            return False
+        complements = [c for c in verb.children if c.dep_ in ("acomp", "oprd", "advmod", "prt", "xcomp")]
+        return any(c.lower_ in self.denied_states
+                   or ((verb.lemma_.lower(), c.lemma_.lower()) in self.denied_continuations
+                       and not any(g.lower_ in ("out", "down") for g in c.children))  # "kept running out of memory"
+                   for c in complements)
+
+    def refers_to_the_incident(self, span: Span) -> bool:
+        """"the outage", "this incident", "its most serious outage": a definite incident word that no
+        modifier narrows names the incident the write-up is about, not one of its symptoms."""
+        root = span.root
+        if root.norm_ not in self.incident_names or root.pos_ not in NOUN_POS:
+            return False
+        definite = False
+        for child in root.children:
+            if child.dep_ == "poss" or child.dep_ == "det" and child.lower_ in DEFINITE_DETERMINERS:
+                definite = True
+            elif child.dep_ == "amod" and (child.tag_ == "JJS" or child.lower_ in RANKING_WORDS
+                                           or any(c.lower_ in ("most", "least") for c in child.children)):
+                continue  # "the worst outage", "its most serious outage", "its own outage"
+            elif child.dep_ not in ("punct", "det", "relcl", "acl", "npadvmod"):  # "our worst outage this year"
+                return False  # "the API outage", "the outage of the API": it says which part failed
+        return definite
 
     def names_something(self, token: Token) -> bool:
         """A generic head ("update", "change") names something only with a modifier that says what:

@@ -26,6 +26,15 @@ def test_a_status_page_stating_impact_is_not_hedging(nlp, cues, sentence, phrase
 
 
 @pytest.mark.parametrize("sentence, phrase", [
+    ("On 12 May 2023 customers saw failures and high latency.", "high latency"),
+    ("From May 3 the disk filled up.", "disk filled up"),
+])
+def test_the_month_of_may_is_no_hedge(nlp, cues, sentence, phrase):
+    doc = nlp(sentence)
+    assert not hedged(span_of(doc, phrase), CueIndex(doc, cues))
+
+
+@pytest.mark.parametrize("sentence, phrase", [
     ("Engineers suspected a DDoS attack.", "DDoS attack"),
     ("The outage may have been caused by a bad cable.", "bad cable"),
 ])

@@ -261,3 +261,36 @@ def test_a_contracted_negation_is_named_not(extract):
     case = extract("[Example](https://example.org/p). The vendor didn't include ECC on the cache chips.\n")
     names = [m.name for m in case.mentions_of("ContributingFactor")]
     assert any("not include" in name and "n't" not in name for name in names), names
+
+
+def test_a_denied_symptom_is_never_the_stated_one(extract):
+    """The short report states no other symptom, so the causal grammar's first would be kept."""
+    case = extract("Our storage cluster went read-only for two hours. The investigation found two "
+                   "misconfigurations, plus a software bug in the replication daemon. No data was lost.\n")
+    assert not any("data was lost" in m.mention for m in case.mentions_of("Symptom"))
+    assert len(case.mentions_of("RootCause")) == 2
+
+
+def test_the_incident_named_by_itself_is_no_symptom(extract):
+    case = extract("# Checkout errors\n\nCheckout returned errors for 40 minutes. The outage lasted until the "
+                   "deploy was reverted, and support answered by email during the outage. It was our worst "
+                   "outage this year.\n")
+    symptoms = {m.mention.lower() for m in case.mentions_of("Symptom")}
+    assert not symptoms & {"outage", "worst outage"}, symptoms
+    assert any("error" in text for text in symptoms), symptoms
+
+
+def test_what_a_failure_happened_to_is_no_root_cause(extract):
+    case = extract("Payments were delayed for three hours. The root cause turned out to be transaction ID "
+                   "wraparound in Postgres. Propagation of configuration changes was also delayed.\n")
+    causes = {m.mention.lower() for m in case.mentions_of("RootCause")}
+    assert not any("configuration change" in text for text in causes), causes
+    assert any("wraparound" in text for text in causes), causes
+
+
+def test_what_came_through_unharmed_is_no_symptom(extract):
+    case = extract("# Certificate expiry\n\n## Impact\n\n- Web browsers were almost entirely unaffected.\n"
+                   "- Older API clients failed their TLS handshakes.\n")
+    symptoms = {m.mention.lower() for m in case.mentions_of("Symptom")}
+    assert not any("unaffected" in text or "browser" in text for text in symptoms), symptoms
+    assert any("handshake" in text for text in symptoms), symptoms

@@ -52,3 +52,33 @@ def test_what_a_cause_brought_about_is_no_remediation(text, brought_about, done)
     case = Extractor(default_pipeline()).extract(writeup_from_text(text, "reboot.md", "reboot"))
     assert not any(brought_about in step for step in case.remediation)
     assert any(done in step for step in case.remediation)
+
+
+COURTESY = """# Gateway errors
+
+## Mitigation
+
+We rolled back the deployment. We apologise for the impact this caused.
+
+## Action items
+
+- Add memory alerts to the gateway
+- We will provide an update when the review is done
+
+## Lessons learned
+
+Canary checks would have caught the leak. Thank you for your patience.
+"""
+
+
+def test_courtesy_and_status_boilerplate_is_no_step_or_lesson():
+    case = Extractor(default_pipeline()).extract(writeup_from_text(COURTESY, "gateway.md", "gateway"))
+    assert case.remediation == ("We rolled back the deployment.", "Add memory alerts to the gateway")
+    assert case.lesson_items == ("Canary checks would have caught the leak.",)
+
+
+def test_a_longer_status_sentence_that_says_what_is_done_stays():
+    text = ("# Gateway errors\n\n## Next steps\n\nWe are continuing to investigate and will add memory alerts "
+            "to every gateway in the region.\n")
+    case = Extractor(default_pipeline()).extract(writeup_from_text(text, "gateway.md", "gateway"))
+    assert any("memory alerts" in step for step in case.remediation + case.lesson_items)

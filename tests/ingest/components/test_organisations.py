@@ -18,3 +18,21 @@ def test_a_report_title_is_no_organisation_and_no_entity(extract):
     names = {m.mention for m in case.mentions}
     assert not any(name in ("PIR", "Post Incident Review", "Preliminary Post Incident Review") for name in names)
 
+
+
+PRODUCT_AND_COMPANY = """# Ingest crash loop at Honeycomb
+
+Honeycomb runs Shepherd, the service that accepts customer events, and Refinery, a sampling cluster.
+On Tuesday Shepherd ran out of memory, and the Refinery nodes crashed under the extra load. Shepherd
+hosts were killed and restarted every few minutes while Refinery's queue dropped traces. Contention
+in Shepherd's schema cache held every worker behind one lock. Honeycomb's engineers added Refinery
+hosts, and Honeycomb said the ingest delay lasted two hours.
+"""
+
+
+def test_a_name_used_as_a_system_is_no_organisation(extract):
+    """The NER calls both Shepherd and Refinery ORG; the write-up uses them as systems ("Shepherd
+    hosts", "Shepherd's schema cache", "the Refinery nodes") and never as a company."""
+    found = organisations(extract(PRODUCT_AND_COMPANY))
+    assert "Honeycomb" in found
+    assert not {"Shepherd", "Refinery"} & found, found

@@ -169,3 +169,52 @@ def test_a_clause_name_leaves_out_when_it_happened(nlp):
     assert core_name(nlp, "The degradation began in the evening.") == "degradation began"
     assert core_name(nlp, "The two production services used by outside users went down.") \
         == "two production services went down"
+
+
+def first_noun(nlp, sentence: str, word: str):
+    doc = nlp(sentence)
+    return next(token for token in doc if token.text == word)
+
+
+def test_a_definite_incident_word_refers_to_the_incident(nlp):
+    finder = nlp.get_pipe("incident_phrases")
+    for sentence, word in (("The outage lasted two hours.", "outage"), ("During this incident we paged everyone.", "incident"),
+                           ("It was its most serious outage since 2019.", "outage")):
+        token = first_noun(nlp, sentence, word)
+        assert finder.refers_to_the_incident(token.doc[token.i:token.i + 1]), sentence
+    for sentence, word in (("A partial outage of the API followed.", "outage"), ("The API outage lasted an hour.", "outage"),
+                           ("There was an outage in one region.", "outage")):
+        token = first_noun(nlp, sentence, word)
+        assert not finder.refers_to_the_incident(token.doc[token.i:token.i + 1]), sentence
+
+
+def test_what_a_failure_happened_to_is_affected_not_a_cause(nlp):
+    finder = nlp.get_pipe("incident_phrases")
+    token = first_noun(nlp, "Propagation of configuration changes was delayed.", "changes")
+    assert finder.is_affected(token.doc[token.i - 1:token.i + 1])
+    token = first_noun(nlp, "A software bug crashed the servers.", "bug")
+    assert not finder.is_affected(token.doc[token.i - 1:token.i + 1])
+
+
+def test_a_cause_keeps_the_participle_clause_that_says_what_it_did(nlp):
+    roles = found(nlp, "The growth was caused by illegal sites being created automatically at a high rate.")
+    assert "illegal sites being created automatically at a high rate" in roles.get("RootCause", set())
+
+
+def test_a_clause_saying_something_came_through_unharmed_denies_impact(nlp):
+    finder = nlp.get_pipe("incident_phrases")
+    doc = nlp("Web browsers were almost entirely unaffected.")
+    assert finder.denies_impact(doc[0:6])  # the clause
+    assert finder.denies_impact(doc[0:2])  # its subject
+    doc = nlp("The website and its DNS records were all intact.")
+    assert finder.denies_impact(doc[1:2])
+    for sentence in ("The company's own servers stayed up.", "Traffic through the network kept flowing.",
+                     "The resolvers continued to work.", "The API kept running and answering requests."):
+        doc = nlp(sentence)
+        subject = next(t for t in doc if t.dep_ in ("nsubj", "nsubjpass"))
+        assert finder.denies_impact(doc[subject.left_edge.i:subject.i + 1]), sentence
+    for sentence in ("Older clients were affected and failed their handshakes.", "The servers went down.",
+                     "Traffic stopped flowing.", "The job continued to run out of memory."):
+        doc = nlp(sentence)
+        subject = next(t for t in doc if t.dep_ in ("nsubj", "nsubjpass"))
+        assert not finder.denies_impact(doc[subject.left_edge.i:subject.i + 1]), sentence
