@@ -189,10 +189,8 @@ class EntityClassifier:
                     continue  # a component is a thing: a clause never names one
                 if label != "Component" and self.names_a_kind_of_component(candidate.span):
                     continue  # "DDoS" in "a DDoS scrubbing service" names the service, not an attack
-                if self.denies_symptom(candidate.span, label, cues):
+                if self.is_no_finding(candidate.span, label, cues):
                     continue
-                if label == "RootCause" and self.finder.is_affected(candidate.span):
-                    continue  # "propagation of configuration changes was delayed": what failed, no cause
                 if organisation:
                     continue  # "a team at Initech Systems": incident_organisations decides on names like it
                 if section_type not in (None, label) and not (candidate.known or is_proper(candidate.span)):
@@ -307,7 +305,7 @@ class EntityClassifier:
                       and c.method == ("parse" if by_section else "cue")
                       and (not by_section or SECTION_TYPES.get(layout.kind_at(c.span.start_char) or "") == label)
                       and not negated(c.span, cues, follow=False) and not self.finder.denied(c.span)
-                      and not self.denies_symptom(c.span, label, cues)
+                      and not self.is_no_finding(whole_phrase(c.span), label, cues)  # the phrase it keeps
                       and not any(s.start <= c.span.start and c.span.end <= s.end for s in kept)]
             if stated:
                 # The widest phrase at the first statement: "a change to our cache system", not "change".
@@ -316,12 +314,18 @@ class EntityClassifier:
                 added.append(self.keep((0.5, label, stated_as), taken, cues, layout))
         return added
 
-    def denies_symptom(self, span: Span, label: str, cues: CueIndex) -> bool:
-        """"No data was lost" and "browsers were unaffected" are no symptoms (a factor may be an
-        absence: "no automatic rollback"), and "during the outage" names the incident itself, not
-        what it looked like."""
-        return label == "Symptom" and (opens_with_negation(span, cues) or self.finder.denies_impact(span)
-                                       or self.finder.refers_to_the_incident(span))
+    def is_no_finding(self, span: Span, label: str, cues: CueIndex) -> bool:
+        """What the phrase says rules it out as this type, whatever the model scores:
+        - "no data was lost", "browsers were unaffected": no symptom (a factor may be an absence:
+          "no automatic rollback"); "during the outage" names the incident, not what it looked like;
+        - "propagation of configuration changes was delayed": what failed, no cause;
+        - "the on-call engineer was paged": how it was found, neither symptom nor cause."""
+        if label == "Symptom" and (opens_with_negation(span, cues) or self.finder.denies_impact(span)
+                                   or self.finder.refers_to_the_incident(span)):
+            return True
+        if label == "RootCause" and self.finder.is_affected(span):
+            return True
+        return label in ("Symptom", "RootCause") and self.finder.tells_detection(span)
 
     def names_a_kind_of_component(self, span: Span) -> bool:
         """The phrase only modifies a later noun that names a component: "DDoS" in "the DDoS

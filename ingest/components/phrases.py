@@ -118,6 +118,9 @@ class PhraseFinder:
         self.lack_verbs = set(rules.get("lack_verbs", []))
         self.absence_governors = set(rules.get("absence_governors", []))
         self.denying_subjects = set(rules.get("denying_subjects", []))
+        self.disabling_verbs = set(rules.get("disabling_verbs", []))
+        self.detection_verbs = set(rules.get("detection_verbs", []))
+        self.safeguard_nouns = set(rules.get("safeguard_nouns", []))
         self.onset_verbs = set(rules.get("onset_verbs", []))
         self.onset_marks = set(rules.get("onset_marks", []))
         self.incident_nouns = set(rules.get("incident_nouns", []))
@@ -509,6 +512,10 @@ class PhraseFinder:
                     if span is not None and name_words(span.text) <= MAX_NAME_WORDS \
                             and self.mostly_factor_head(token):
                         yield span
+            elif token.pos_ == "VERB" and self.switched_off_safeguard(token) is not None:
+                span = self.verb_phrase(token)
+                if span is not None and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
+                    yield span
             elif token.pos_ == "VERB" and self.is_missing_safeguard(token):
                 span = self.verb_phrase(token)
                 denier = [c for c in token.children if c.dep_ == "nsubj" and c.lower_ in self.denying_subjects]
@@ -542,6 +549,16 @@ class PhraseFinder:
         if noun.dep_ in ("dobj", "nsubj"):
             return governor.norm_ in self.absence_governors and not self.is_negated(governor)
         return False
+
+    def switched_off_safeguard(self, verb: Token) -> Token | None:
+        """The safeguard a passive or perfect verb of switching off names: "alert" in "the lag
+        alert had been muted", "check" in "someone had disabled the check"; None otherwise."""
+        if verb.norm_ not in self.disabling_verbs or verb.tag_ != "VBN" or self.is_negated(verb):
+            return None
+        passive = any(c.dep_ == "auxpass" for c in verb.children)
+        perfect = any(c.dep_ == "aux" and c.norm_ == "have" for c in verb.children)
+        role = "nsubjpass" if passive else "dobj" if perfect else None
+        return next((c for c in verb.children if c.dep_ == role and c.norm_ in self.safeguard_nouns), None)
 
     def is_missing_safeguard(self, verb: Token) -> bool:
         if verb.norm_ in self.lack_verbs:
@@ -643,8 +660,9 @@ class PhraseFinder:
 
     def clause_span(self, verb: Token, skip: Token | None = None) -> Span | None:
         """A short clause as a phrase ("the certificate had expired"); None when too long."""
-        tokens = [t for t in verb.subtree if t is not skip and t.dep_ not in ("mark", "punct")
-                  and not (t.dep_ in ("advcl", "relcl", "ccomp", "conj") and t is not verb)]
+        # Tokens are made anew on each access, so they are compared by position, never by identity.
+        tokens = [t for t in verb.subtree if (skip is None or t.i != skip.i) and t.dep_ not in ("mark", "punct")
+                  and not (t.dep_ in ("advcl", "relcl", "ccomp", "conj") and t.i != verb.i)]
         if not tokens:
             return None
         start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
@@ -683,12 +701,19 @@ class PhraseFinder:
         of configuration changes was delayed" (what was delayed is the propagation; nothing says a
         change was bad). It modifies the subject of a failure clause whose verb has no object."""
         token = span.root
-        while token.dep_ in ("pobj", "prep", "compound", "amod", "nmod", "poss", "conj") and token.head is not token:
+        while token.dep_ in ("pobj", "prep", "compound", "amod", "nmod", "poss", "conj") and token.head.i != token.i:
             token = token.head
-        if token is span.root or token.dep_ not in ("nsubj", "nsubjpass"):
+        if token.i == span.root.i or token.dep_ not in ("nsubj", "nsubjpass"):
             return False
         verb = token.head
         return self.failed_clause(verb) is not None and not any(c.dep_ == "dobj" for c in verb.children)
+
+    def tells_detection(self, span: Span) -> bool:
+        """"The on-call engineer was paged by the error-rate alert", "we were notified": the clause
+        says how the incident was found (unless denied: "nobody was paged" is a missing safeguard)."""
+        verb = span.root.head if span.root.dep_ in ("nsubj", "nsubjpass") else span.root
+        return verb.pos_ == "VERB" and verb.norm_ in self.detection_verbs and not self.is_negated(verb) \
+            and not any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
 
     def denies_impact(self, span: Span) -> bool:
         """"Web browsers were almost entirely unaffected", "the servers stayed up", "traffic kept

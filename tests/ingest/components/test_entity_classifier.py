@@ -294,3 +294,20 @@ def test_what_came_through_unharmed_is_no_symptom(extract):
     symptoms = {m.mention.lower() for m in case.mentions_of("Symptom")}
     assert not any("unaffected" in text or "browser" in text for text in symptoms), symptoms
     assert any("handshake" in text for text in symptoms), symptoms
+
+
+def test_a_muted_alert_is_kept_as_a_contributing_factor(extract):
+    case = extract("# Indexing delays\n\n## Detection\n\nA customer report reached support 40 minutes after the "
+                   "migration started; our consumer-lag alert had been muted since a previous incident.\n")
+    factors = {m.mention.lower() for m in case.mentions_of("ContributingFactor")}
+    assert any("alert had been muted" in text for text in factors), factors
+
+
+def test_how_the_incident_was_found_is_no_symptom_or_cause(extract):
+    case = extract("# Checkout outage\n\nOn Tuesday afternoon our checkout service started returning 502s to "
+                   "roughly a third of shoppers. The on-call engineer was paged by the error-rate alert at 14:12 "
+                   "and saw that the payment workers were restarting in a loop.\n\nIt turned out that a new "
+                   "release of the payment worker had a memory leak in its retry handler.\n")
+    found = {m.mention.lower() for m in case.mentions_of("Symptom") + case.mentions_of("RootCause")}
+    assert not any("paged" in text for text in found), found
+    assert any("memory leak" in text for text in found), found

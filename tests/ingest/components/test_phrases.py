@@ -218,3 +218,15 @@ def test_a_clause_saying_something_came_through_unharmed_denies_impact(nlp):
         doc = nlp(sentence)
         subject = next(t for t in doc if t.dep_ in ("nsubj", "nsubjpass"))
         assert not finder.denies_impact(doc[subject.left_edge.i:subject.i + 1]), sentence
+
+
+def test_a_safeguard_switched_off_before_the_incident_is_a_factor(nlp):
+    for sentence, words in (("Our consumer-lag alert had been muted since a previous incident.", "alert had been muted"),
+                            ("The disk usage check was disabled in March.", "check was disabled"),
+                            ("Someone had bypassed the review.", "bypassed the review")):
+        factors = found(nlp, sentence).get("ContributingFactor", set())
+        assert any(words in text for text in factors), (sentence, factors)
+    # A step of the response, a denial, and something that is no safeguard.
+    for sentence in ("We muted the alert at 14:20.", "The alert was not muted.", "Customer emails were ignored."):
+        factors = found(nlp, sentence).get("ContributingFactor", set())
+        assert not any("mute" in text or "ignore" in text for text in factors), (sentence, factors)
