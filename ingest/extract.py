@@ -405,7 +405,7 @@ def remediation_steps(doc: Doc, layout: Layout) -> Iterator[str]:
 
 def courtesy_ranges(doc: Doc) -> list[tuple[int, int]]:
     """The sentences of courtesy or status boilerplate (incident_narrative), as character ranges."""
-    return [(start, end) for start, end in (doc._.narrative or {}).get(COURTESY, [])]
+    return (doc._.narrative or {}).get(COURTESY, [])
 
 
 def courtesy_within(ranges: list[tuple[int, int]], start: int, end: int) -> bool:

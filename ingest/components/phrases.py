@@ -90,6 +90,12 @@ TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weeken
               "minute", "second", "moment", "time"}
 
 
+def clause_verb(span: Span) -> Token:
+    """The verb of the clause the phrase is, or is the subject of: "stayed" for "the servers" in
+    "the servers stayed up"."""
+    return span.root.head if span.root.dep_ in ("nsubj", "nsubjpass") else span.root
+
+
 DEFINITE_DETERMINERS = {"the", "this", "that", "these", "those"}
 RANKING_WORDS = {"own", "whole", "entire", "same", "first", "second", "third", "last", "latest"}
 
@@ -711,7 +717,7 @@ class PhraseFinder:
     def tells_detection(self, span: Span) -> bool:
         """"The on-call engineer was paged by the error-rate alert", "we were notified": the clause
         says how the incident was found (unless denied: "nobody was paged" is a missing safeguard)."""
-        verb = span.root.head if span.root.dep_ in ("nsubj", "nsubjpass") else span.root
+        verb = clause_verb(span)
         return verb.pos_ == "VERB" and verb.norm_ in self.detection_verbs and not self.is_negated(verb) \
             and not any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
 
@@ -720,7 +726,7 @@ class PhraseFinder:
         flowing": the phrase, or the clause whose subject it is, says something came through."""
         if any(token.lower_ in self.denied_states for token in span):
             return True
-        verb = span.root.head if span.root.dep_ in ("nsubj", "nsubjpass") else span.root
+        verb = clause_verb(span)
         if verb.pos_ not in ("VERB", "AUX"):
             return False
         complements = [c for c in verb.children if c.dep_ in ("acomp", "oprd", "advmod", "prt", "xcomp")]
