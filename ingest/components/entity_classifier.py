@@ -305,7 +305,7 @@ class EntityClassifier:
                       and c.method == ("parse" if by_section else "cue")
                       and (not by_section or SECTION_TYPES.get(layout.kind_at(c.span.start_char) or "") == label)
                       and not negated(c.span, cues, follow=False) and not self.finder.denied(c.span)
-                      and not self.is_no_finding(whole_phrase(c.span), label, cues)  # the phrase it keeps
+                      and not self.is_no_finding(c.span, label, cues)
                       and not any(s.start <= c.span.start and c.span.end <= s.end for s in kept)]
             if stated:
                 # The widest phrase at the first statement: "a change to our cache system", not "change".

@@ -724,11 +724,16 @@ class PhraseFinder:
     def denies_impact(self, span: Span) -> bool:
         """"Web browsers were almost entirely unaffected", "the servers stayed up", "traffic kept
         flowing": the phrase, or the clause whose subject it is, says something came through."""
-        if any(token.lower_ in self.denied_states for token in span):
-            return True
         verb = clause_verb(span)
         if verb.pos_ not in ("VERB", "AUX"):
             return False
+        # Once per verb and write-up: a hostile write-up hangs thousands of candidates on one verb.
+        known = span.doc.user_data.setdefault("incident_denied_impact", {})
+        if verb.i not in known:
+            known[verb.i] = self.verb_denies_impact(verb)
+        return known[verb.i]
+
+    def verb_denies_impact(self, verb: Token) -> bool:
         complements = [c for c in verb.children if c.dep_ in ("acomp", "oprd", "advmod", "prt", "xcomp")]
         return any(c.lower_ in self.denied_states
                    or ((verb.lemma_.lower(), c.lemma_.lower()) in self.denied_continuations
