@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -11,6 +12,7 @@ from spacy.tokens import Doc, Token
 
 from incident_graph.ingest.components.spans import ACRONYM_PLURAL
 
+NUMBER_PLURAL = re.compile(r"^[0-9][0-9xX]*s$")
 PLURAL_TAG = "NNS"  # the tagger's plural common noun
 # Regular plural endings and what replaces them, longest first: "dependencies", "caches", "rollouts".
 PLURAL_ENDINGS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("s", ""))
@@ -51,7 +53,7 @@ class NormSetter:
         table = self.table
         for token in doc:
             norm = norm_of(token, table)
-            if token.tag_ == PLURAL_TAG and norm == token.lower_:
+            if token.tag_ == PLURAL_TAG and norm == token.lower_ and not NUMBER_PLURAL.match(token.text):
                 norm = singular_of(norm, self.words) or norm
             token.norm_ = norm
         return doc
@@ -67,6 +69,10 @@ class NormSetter:
 
 def norm_of(token: Token, table: Any) -> str:
     text = token.text
+    if NUMBER_PLURAL.match(text):
+        # "502s" names status codes, "1990s" a decade: the lemmatizer makes "502" of it in a
+        # sentence, a plain number, but leaves a pattern's "502s" as it is.
+        return text.lower()
     if ACRONYM_PLURAL.match(text):
         return text[:-1].lower()
     lemma = token.lemma_ if token.lemma_ and token.lemma_ != text else None

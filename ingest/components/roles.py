@@ -51,7 +51,7 @@ class RoleAssigner:
         accepted: list[Span] = []
         for span in doc.spans.get(CANDIDATES, []):
             section = layout.kind_at(span.start_char)
-            if section in SKIPPED_KINDS or negated(span, cues, follow=False):
+            if section in SKIPPED_KINDS or negated(span, cues, follow=False) or self.is_other_kind(span):
                 continue
             accepted.append(self.assign(span, section, cues, sectioned))
         doc.spans[MENTIONS] = resolve_overlaps(accepted, self.nested_types)
@@ -98,6 +98,18 @@ class RoleAssigner:
         result._.known = True
         result._.loose_weight = span._.loose_weight
         return result
+
+    @staticmethod
+    def is_other_kind(span: Span) -> bool:
+        """A one-word synonym of a component that a noun before it makes another thing: the
+        "card processor" or "alarm processor" is no CPU. The concept's own name stays (the
+        "orders database" is a database)."""
+        if not span.doc.has_annotation("DEP"):
+            return False  # blank English has no parse to read
+        if span.label_ != "Component" or len(span) != 1 or span.root.norm_ == span.id_.lower():
+            return False
+        return any(child.dep_ == "compound" and child.i < span.start and child.pos_ in ("NOUN", "PROPN")
+                   for child in span.root.children)
 
     @staticmethod
     def sectioned_roles(doc: Doc) -> set[str]:

@@ -40,3 +40,12 @@ def test_the_saved_pipeline_keeps_the_words(nlp, tmp_path):
     loaded = load_saved_pipeline(tmp_path / "pipeline")
     assert loaded.get_pipe("incident_norms").words == nlp.get_pipe("incident_norms").words
     assert "misconfiguration" in loaded.get_pipe("incident_norms").words
+
+
+def test_a_number_in_the_plural_keeps_its_form(nlp):
+    # The lemmatizer makes "502" of "502s" in a sentence; the taxonomy's pattern "502s" stays as it is.
+    found = norms(nlp, "The card processor returned 502s to our gateway in the 1990s.")
+    assert found["502s"] == "502s"
+    assert found["1990s"] == "1990s"
+    doc = nlp("During the incident the upstream returned 502s to our gateway.")
+    assert "HTTP 5xx errors" in {span.id_ for span in doc.spans[MENTIONS] if span.label_ == "Symptom"}
