@@ -52,8 +52,13 @@ class NormSetter:
     def __call__(self, doc: Doc) -> Doc:
         table = self.table
         for token in doc:
+            if NUMBER_PLURAL.match(token.text):
+                # "502s" names status codes, "1990s" a decade: neither the lemmatizer (which makes
+                # "502" of it in a sentence, not in a pattern) nor the singular may touch it.
+                token.norm_ = token.lower_
+                continue
             norm = norm_of(token, table)
-            if token.tag_ == PLURAL_TAG and norm == token.lower_ and not NUMBER_PLURAL.match(token.text):
+            if token.tag_ == PLURAL_TAG and norm == token.lower_:
                 norm = singular_of(norm, self.words) or norm
             token.norm_ = norm
         return doc
@@ -69,10 +74,6 @@ class NormSetter:
 
 def norm_of(token: Token, table: Any) -> str:
     text = token.text
-    if NUMBER_PLURAL.match(text):
-        # "502s" names status codes, "1990s" a decade: the lemmatizer makes "502" of it in a
-        # sentence, a plain number, but leaves a pattern's "502s" as it is.
-        return text.lower()
     if ACRONYM_PLURAL.match(text):
         return text[:-1].lower()
     lemma = token.lemma_ if token.lemma_ and token.lemma_ != text else None
