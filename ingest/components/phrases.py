@@ -90,6 +90,12 @@ TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weeken
               "minute", "second", "moment", "time"}
 
 
+def is_verb_particle(token: Token, verb: Token) -> bool:
+    """"down" in "went down" or "was down": a particle, or an adverb the parser tags as a preposition,
+    that ends a verb phrase whole."""
+    return token.dep_ == "prt" or (token.dep_ == "advmod" and token.head.i == verb.i)
+
+
 def clause_verb(span: Span) -> Token:
     """The verb of the clause the phrase is, or is the subject of: "stayed" for "the servers" in
     "the servers stayed up"."""
@@ -271,19 +277,27 @@ class PhraseFinder:
             grown = self.verb_phrase(root if root.pos_ != "ADJ" else root.head)
         else:
             grown = None
-        if grown is None or grown.start > mention.start or grown.end < mention.end or len(grown) == len(mention) \
+        if grown is not None and name_words(grown.text) > MAX_NAME_WORDS and root.pos_ not in NOUN_POS:
+            # "the trading app was down for the whole US trading day on ...": what was down, not when
+            grown = self.verb_phrase(root if root.pos_ != "ADJ" else root.head, complements=False)
+        end = mention.end
+        while end > mention.start + 1 and mention.doc[end - 1].pos_ in DANGLING_POS:
+            end -= 1  # a taxonomy form's "for" in "was down for" is no part of what was down
+        if grown is None or grown.start > mention.start or grown.end < end or len(grown) == len(mention) \
                 or name_words(grown.text) > MAX_NAME_WORDS or "\n" in grown.text:
             return mention
         return remade(mention, grown.start, grown.end)
 
-    def verb_phrase(self, verb: Token, subject: bool = True) -> Span | None:
-        """Subject, verb, particles and object: "API and Dashboard requests began failing"."""
+    def verb_phrase(self, verb: Token, subject: bool = True, complements: bool = True) -> Span | None:
+        """Subject, verb, particles and object: "API and Dashboard requests began failing"; without
+        `complements`, a copula's prepositional phrases are left out ("was down [for the day]")."""
         tokens = [verb]
+        copular_deps = ("attr", "acomp", "prep") if complements else ("attr", "acomp")
         for child in verb.children:
             if child.dep_ in ("nsubj", "nsubjpass") and child.pos_ not in ("PRON", "DET", "PUNCT"):
                 if subject:
                     tokens += self.modifiers(child) + [child]
-            elif child.dep_ in ("attr", "acomp", "prep") and child.i > verb.i and verb.norm_ in COPULAR:
+            elif child.dep_ in copular_deps and child.i > verb.i and verb.norm_ in COPULAR:
                 tokens += [t for t in child.subtree if t.dep_ != "punct"][:6]
             elif child.dep_ in ("aux", "auxpass", "neg", "prt", "acomp", "advmod") and child.i > verb.i - 4:
                 tokens.append(child)
@@ -296,7 +310,7 @@ class PhraseFinder:
         if any(t.is_sent_start for t in verb.doc[start + 1:end]):
             return None  # a parse reaching across sentences
         span = self.trim(verb.doc[start:end])
-        if span is None or span[-1].pos_ in DANGLING_POS and span[-1].dep_ != "prt" \
+        if span is None or span[-1].pos_ in DANGLING_POS and not is_verb_particle(span[-1], verb) \
                 or (span[-1].i == verb.i and verb.norm_ in self.cause_verbs):
             return None  # "the process caused", "made builds start to": the phrase stops mid-way
         return span

@@ -171,6 +171,15 @@ def test_a_clause_name_leaves_out_when_it_happened(nlp):
         == "two production services went down"
 
 
+def test_a_predicate_symptom_grows_to_what_failed_but_not_to_when(nlp):
+    symptoms = found(nlp, "On Tuesday the MediaWiki API cluster went down.").get("Symptom", set())
+    assert "MediaWiki API cluster went down" in symptoms
+    symptoms = found(nlp, "Robinhood's trading app was down for the whole US trading day on Monday, "
+                          "March 2, as markets surged.").get("Symptom", set())
+    assert any("trading app was down" in text for text in symptoms)
+    assert not any("Monday" in text for text in symptoms)
+
+
 def first_noun(nlp, sentence: str, word: str):
     doc = nlp(sentence)
     return next(token for token in doc if token.text == word)
