@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, fields
 from datetime import date
+
+# An entity's name has at most this many words, counted as the evaluation counts them (words of
+# letters and digits, these few function words left out): a longer phrase is a description.
+MAX_NAME_WORDS = 8
+NAME_FUNCTION_WORDS = frozenset("a an the of in on to for by and or with without from at as is was were be its it this that".split())
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def name_words(text: str) -> int:
+    return sum(1 for word in WORD.findall(text.lower()) if word not in NAME_FUNCTION_WORDS)
 
 
 def first_day(published: str) -> date:
@@ -54,6 +65,12 @@ class Mention:
     aliases: tuple[str, ...] = ()
     description: str = ""
     known: bool = True  # False for a mention the taxonomy does not know
+
+    @property
+    def specificity(self) -> int:
+        """How many words the mention has, up to a name's length: past it, more words say no more
+        about what the entity is."""
+        return min(name_words(self.mention), MAX_NAME_WORDS)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -111,10 +128,12 @@ class ExtractedCase:
         return [mention for mention in self.mentions if mention.type == label]
 
     def strongest_mentions_of(self, label: str) -> list[Mention]:
-        """One mention per entity of this type: the most confident, the first on ties; in text order."""
+        """One mention per entity of this type: the most confident; on ties the most specific
+        wording (more words, up to a name's length: "infinite loop" over "bug" for a software bug),
+        then the first; in text order."""
         best: dict[str, Mention] = {}
         for mention in self.mentions_of(label):
             current = best.get(mention.name)
-            if current is None or mention.confidence > current.confidence:
+            if current is None or (mention.confidence, mention.specificity) > (current.confidence, current.specificity):
                 best[mention.name] = mention
         return sorted(best.values(), key=lambda m: m.start)

@@ -7,6 +7,8 @@ from bisect import bisect_left, insort
 
 from spacy.tokens import Doc, Span
 
+from incident_graph.schema.records import MAX_NAME_WORDS, NAME_FUNCTION_WORDS, name_words  # noqa: F401 (the components' names for them)
+
 CANDIDATES = "incident_candidates"  # every taxonomy match, before roles are decided
 MENTIONS = "incident"  # the accepted mentions, label = role, id = canonical name
 DETECTION_CANDIDATES = "detection_candidates"
@@ -16,17 +18,6 @@ SKIPPED_KINDS = {"front_matter", "heading"}
 MIN_CONFIDENCE = 0.5
 LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
 ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
-# An entity's name has at most this many words, counted as the evaluation counts them (words of
-# letters and digits, these few function words left out): a longer phrase is a description.
-MAX_NAME_WORDS = 8
-NAME_FUNCTION_WORDS = frozenset("a an the of in on to for by and or with without from at as is was were be its it this that".split())
-WORD = re.compile(r"[a-z0-9]+")
-
-
-def name_words(text: str) -> int:
-    return sum(1 for word in WORD.findall(text.lower()) if word not in NAME_FUNCTION_WORDS)
-
-
 # Link targets and bare addresses: "[Google](https://status...)" names Google, never its URL.
 MARKUP = re.compile(r"\]\([^)\s]*\)?|<?\b(?:https?://|www\.)[^\s<>()\]]+>?")
 
