@@ -189,6 +189,9 @@ class EntityClassifier:
                     continue  # a component is a thing: a clause never names one
                 if label != "Component" and self.names_a_kind_of_component(candidate.span):
                     continue  # "DDoS" in "a DDoS scrubbing service" names the service, not an attack
+                if label == "Symptom" and not (candidate.known and candidate.proposed == label) \
+                        and self.names_only_a_component(candidate.span):
+                    continue  # "the load balancers", "Slack's status page": what was hit, not how
                 if self.is_no_finding(candidate.span, label, cues):
                     continue
                 if organisation:
@@ -337,6 +340,14 @@ class EntityClassifier:
         while head.dep_ == "compound" and head.head.i > head.i:
             head = head.head
         return head.pos_ in ("NOUN", "PROPN") and self.finder.head_type(head) == "Component"
+
+    def names_only_a_component(self, span: Span) -> bool:
+        """A noun phrase whose head names a component and no word of which says what went wrong:
+        "the load balancers" may be what failed, but a symptom says how it failed."""
+        root = span.root
+        if root.pos_ not in ("NOUN", "PROPN") or self.finder.head_type(root) != "Component":
+            return False
+        return not any(self.finder.says_what_went_wrong(token) for token in span)
 
     def names_a_product(self, span: Span) -> bool:
         """"Azure Cognitive Services", not "Square's services" (the company's, said of it)."""

@@ -9,7 +9,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import CueIndex, Cues, negated, phrase_at
-from incident_graph.ingest.components.spans import LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex, name_words
+from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex,
+                                                    name_words, time_label_end)
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
 
 
@@ -90,7 +91,7 @@ class NewEntityFinder:
 
 
 def trim(span: Span) -> Span | None:
-    start, end = span.start, span.end
+    start, end = time_label_end(span), span.end  # a timeline-style bullet: "26 March: jobs were slow"
     doc = span.doc
     while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in LEADING_FILLER):
         start += 1

@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span, Token
 from incident_graph.ingest.components.cues import CueIndex, Cues, first_conjunct, hedged, negated
 from incident_graph.ingest.components.new_entities import normalised_name
 from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS,
-                                                    SpanIndex, name_words, remade)
+                                                    SpanIndex, name_words, remade, time_label_end)
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
 
 NOUN_POS = {"NOUN", "PROPN"}
@@ -622,6 +622,9 @@ class PhraseFinder:
         subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
         if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
             subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]  # "began resetting"
+        if not subjects and verb.dep_ == "ccomp" and verb.head.pos_ == "VERB":
+            # "customers saw API calls slow down": the parser makes what failed the object of "saw"
+            subjects = [c for c in verb.head.children if c.dep_ == "dobj" and c.i < verb.i]
         subjects = [c for c in subjects if c.pos_ in NOUN_POS or c.pos_ == "VERB" and c.dep_ == "nsubj"]
         return (subjects[0], end, noun) if subjects else None
 
@@ -692,9 +695,10 @@ class PhraseFinder:
         return span
 
     def trim(self, span: Span) -> Span | None:
-        doc, start, end = span.doc, span.start, span.end
+        doc, start, end = span.doc, time_label_end(span), span.end
         while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in LEADING_FILLER
-                               or doc[start].lower_ in self.quantifiers or doc[start].dep_ in ("cc", "prep", "mark")):
+                               or doc[start].lower_ in self.quantifiers or doc[start].dep_ in ("cc", "prep", "mark")
+                               or doc[start].lower_ == "than"):  # "[more] than 500,000 sessions"
             start += 1
         while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space or doc[end - 1].dep_ in ("cc", "prep")):
             end -= 1
@@ -775,6 +779,13 @@ class PhraseFinder:
         """A generic head ("update", "change") names something only with a modifier that says what:
         "a routine update to the storage layer", not "the update"."""
         return token.norm_ not in self.generic_heads or any(c.dep_ in ("amod", "compound", "nmod") for c in token.children)
+
+    def says_what_went_wrong(self, token: Token) -> bool:
+        """A word of failure: a taxonomy symptom's head ("errors", "latency"), a verb or state of
+        failure ("failed", "unavailable") or a negation."""
+        norm = token.norm_
+        return self.head_type(token) == "Symptom" or norm in self.symptom_verbs or token.lower_ in self.symptom_states \
+            or norm in self.symptom_states or token.dep_ == "neg"
 
     def head_type(self, token: Token) -> str | None:
         counts = self.heads.get(token.norm_)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, insort
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from incident_graph.schema.records import MAX_NAME_WORDS, NAME_FUNCTION_WORDS, name_words  # noqa: F401 (the components' names for them)
 
@@ -20,6 +20,31 @@ LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "thes
 ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
 # Link targets and bare addresses: "[Google](https://status...)" names Google, never its URL.
 MARKUP = re.compile(r"\]\([^)\s]*\)?|<?\b(?:https?://|www\.)[^\s<>()\]]+>?")
+
+
+TIME_ENTITIES = ("DATE", "TIME")
+# The NER misreads clock times and zones ("09:49 UTC" as an organisation), so these words count too.
+TIME_WORDS = {"utc", "gmt", "pst", "pdt", "est", "edt", "cet", "cest", "bst", "ist", "jst", "am", "pm", "a.m.",
+              "p.m.", "midnight", "noon", "approximately", "around", "about", "roughly", "~"}
+LABEL_ENDS = {":", ",", "-", "–", "—"}
+
+
+def is_time_word(token: Token) -> bool:
+    return token.ent_type_ in TIME_ENTITIES or token.like_num or token.lower_ in TIME_WORDS \
+        or any(c.isdigit() for c in token.text) and ":" in token.text
+
+
+def time_label_end(span: Span) -> int:
+    """Where the span starts once a leading date or time label is dropped: a timeline's "26 March:
+    workflow processing fell behind", "09:49 UTC - the first bad version is published", "at
+    midnight on 1 March 2010, consoles" say when, not what."""
+    for token in span:
+        if token.text in LABEL_ENDS and token.i > span.start and token.whitespace_ \
+                and (token.text in ":," or token.doc[token.i - 1].whitespace_):  # not "ten-hour"
+            return token.i + 1
+        if not is_time_word(token) and not (token.pos_ == "ADP" and token.i > span.start):
+            break
+    return span.start
 
 
 def in_markup(span: Span) -> bool:

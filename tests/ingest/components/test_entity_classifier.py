@@ -311,3 +311,12 @@ def test_how_the_incident_was_found_is_no_symptom_or_cause(extract):
     found = {m.mention.lower() for m in case.mentions_of("Symptom") + case.mentions_of("RootCause")}
     assert not any("paged" in text for text in found), found
     assert any("memory leak" in text for text in found), found
+
+
+def test_a_component_named_without_what_went_wrong_is_no_symptom(extract):
+    case = extract("# Load balancer state deleted\n\n## Impact\n\nFor six hours the load balancers in the "
+                   "region were hard to manage. Applications behind them returned errors.\n")
+    symptoms = {m.mention.lower() for m in case.mentions_of("Symptom")}
+    assert not any("load balancer" in text for text in symptoms), symptoms
+    assert any("error" in text for text in symptoms), symptoms
+    assert "load balancer" in {m.name for m in case.mentions_of("Component")}

@@ -239,3 +239,17 @@ def test_a_safeguard_switched_off_before_the_incident_is_a_factor(nlp):
     for sentence in ("We muted the alert at 14:20.", "The alert was not muted.", "Customer emails were ignored."):
         factors = found(nlp, sentence).get("ContributingFactor", set())
         assert not any("mute" in text or "ignore" in text for text in factors), (sentence, factors)
+
+
+def test_what_customers_saw_fail_is_the_subject_of_the_failure(nlp):
+    symptoms = found(nlp, "That afternoon customers started to see API calls to the service slow down and fail.") \
+        .get("Symptom", set())
+    assert any(text.startswith("API calls") and "slow down" in text for text in symptoms), symptoms
+
+
+def test_a_timeline_label_is_no_part_of_a_name(nlp):
+    symptoms = found(nlp, "# Delays\n\n## Impact\n\n- 26 March: workflow processing fell behind.\n"
+                          "- 09:49 UTC - The queue workers stalled.\n").get("Symptom", set())
+    assert any("workflow processing fell behind" in text for text in symptoms), symptoms
+    assert any("queue workers stalled" in text for text in symptoms), symptoms
+    assert not any("March" in text or "UTC" in text for text in symptoms), symptoms
