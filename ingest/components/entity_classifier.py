@@ -191,7 +191,7 @@ class EntityClassifier:
                     continue  # "DDoS" in "a DDoS scrubbing service" names the service, not an attack
                 if label == "Symptom" and not (candidate.known and candidate.proposed == label) \
                         and self.names_only_a_component(candidate.span):
-                    continue  # "the load balancers", "Slack's status page": what was hit, not how
+                    continue  # "the load balancers": what was hit, not how it failed
                 if self.is_no_finding(candidate.span, label, cues):
                     continue
                 if organisation:

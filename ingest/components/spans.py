@@ -36,8 +36,9 @@ def is_time_word(token: Token) -> bool:
 
 def time_label_end(span: Span) -> int:
     """Where the span starts once a leading date or time label is dropped: a timeline's "26 March:
-    workflow processing fell behind", "09:49 UTC - the first bad version is published", "at
-    midnight on 1 March 2010, consoles" say when, not what."""
+    workflow processing fell behind", "09:49 UTC - the first bad version is published", "midnight
+    GMT on 1 March 2010, PlayStation consoles" say when, not what. A preposition may join the
+    label's words but never opens it: "at midnight, ..." is left whole."""
     for token in span:
         if token.text in LABEL_ENDS and token.i > span.start and token.whitespace_ \
                 and (token.text in ":," or token.doc[token.i - 1].whitespace_):  # not "ten-hour"
