@@ -148,6 +148,8 @@ class PhraseFinder:
         self.max_words = int(rules.get("max_content_words", 7))
         self.max_clause_words = int(rules.get("max_clause_words", 4))
         self.quantifiers = set(rules.get("quantifiers", []))
+        self.part_nouns = set(rules.get("part_nouns", []))
+        self.affected_people = set(rules.get("affected_people", []))
         self.product_vendors = set(rules.get("product_vendors", []))
         self.corporate_words = set(rules.get("corporate_words", []))
         self.cause_particles: dict[str, list[str]] = dict(rules.get("cause_particles", {}))
@@ -328,7 +330,8 @@ class PhraseFinder:
                         yield from self.argument_phrases(agent, role)
                     if role == "RootCause":
                         yield from self.effect_phrases(token, passive=True)
-                elif not passive and (norm in self.cause_verbs and self.has_cause_particle(token) or self.causative(token)):
+                elif not passive and (norm in self.cause_verbs and self.has_cause_particle(token)
+                                      and not self.only_failed(token) or self.causative(token)):
                     for subject in (c for c in token.children if c.dep_ in ("nsubj", "csubj")):
                         yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
                     yield from self.effect_phrases(token, passive=False)
@@ -348,7 +351,10 @@ class PhraseFinder:
             if token.lower_ == "because" and token.dep_ == "mark" and not self.is_negated(token.head):
                 clause = self.clause_span(token.head, skip=token)
                 if clause is not None:
-                    yield clause, self.reason_role(token.head.head), "cue"
+                    # "because the servers had no monitoring": a missing safeguard is a factor
+                    missing = any(a.start >= clause.start and a.end <= clause.end for a in self.absence_phrases(clause))
+                    role = "ContributingFactor" if missing else self.reason_role(token.head.head)
+                    yield clause, role, "cue"
             marker = self.marker_at(sentence, token)
             if marker is not None:
                 yield from self.argument_phrases(marker, self.reason_role(token.head))
@@ -358,7 +364,8 @@ class PhraseFinder:
         took four hours because ...", "the delay in the rollback was due to ...")."""
         words = [explained] + [c for c in explained.children if c.dep_ in ("nsubj", "nsubjpass")]
         words += [o for w in list(words) for p in w.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
-        return "ContributingFactor" if any(w.norm_ in self.response_words for w in words) else "RootCause"
+        made_worse = explained.norm_ in self.factor_verbs  # "the effect was amplified because ..."
+        return "ContributingFactor" if made_worse or any(w.norm_ in self.response_words for w in words) else "RootCause"
 
     def findings(self, verb: Token) -> Iterator[Span]:
         """"Engineers found that the connection pool was too small": the clause found, unless it
@@ -390,6 +397,11 @@ class PhraseFinder:
         """"X made Y fail": "make" with a caused clause."""
         return verb.norm_ == "make" and any(c.dep_ in ("ccomp", "xcomp") and c.pos_ in ("VERB", "AUX")
                                              for c in verb.children)
+
+    def only_failed(self, verb: Token) -> bool:
+        """A verb that is a failure as well as a cause, with no object: "the servers crashed" says
+        what failed; "the bug crashed the servers" names a cause."""
+        return verb.norm_ in self.symptom_verbs and not any(c.dep_ == "dobj" for c in verb.children)
 
     def has_cause_particle(self, verb: Token) -> bool:
         particles = self.cause_particles.get(verb.norm_)
@@ -507,15 +519,20 @@ class PhraseFinder:
         for token in sentence:
             if token.pos_ not in ("VERB", "AUX"):
                 continue
+            inability = self.inability_clause(token)
+            if inability is not None:
+                yield inability, "Symptom", "cue"
+                continue
             found = self.failed_clause(token)
-            if found is None:
-                continue
+            if found is None or any(c.dep_ == "xcomp" and self.inability_clause(c) for c in token.children):
+                continue  # "merchants failed to receive payouts": the inability is the symptom
             subject, end, noun = found
-            if subject.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
+            whole = self.whole_of(subject)  # "30% of payment attempts failed" is about the attempts
+            if whole.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
                 continue
-            start = self.phrase_start(subject)
+            start = self.phrase_start(whole)
             if end - start <= self.max_words + 2:
-                yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{subject.norm_} {noun}"), "Symptom", "cue"
+                yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{whole.norm_} {noun}"), "Symptom", "cue"
 
     def absence_phrases(self, sentence: Span) -> Iterator[Span]:
         """A safeguard that was missing: "no eviction policy" (in "the cache had no eviction
@@ -530,7 +547,7 @@ class PhraseFinder:
                     # "pods had no network" is a symptom, "there was no basis" nothing: an absent
                     # safeguard is a thing the taxonomy's factors are made of (a check, a canary).
                     if span is not None and name_words(span.text) <= MAX_NAME_WORDS \
-                            and self.mostly_factor_head(token):
+                            and self.names_a_safeguard(token):
                         yield span
             elif token.pos_ == "VERB" and self.switched_off_safeguard(token) is not None:
                 span = self.verb_phrase(token)
@@ -550,6 +567,14 @@ class PhraseFinder:
                         and 2 <= name_words(span.text) <= MAX_NAME_WORDS:
                     yield span
 
+    def names_a_safeguard(self, noun: Token) -> bool:
+        """The noun, or a word that modifies it, names a safeguard: "no canary", and "no validation
+        step" or "no approval gate", whose head alone ("step") could be anything."""
+        return self.mostly_factor_head(noun) or self.safeguard_modified(noun)
+
+    def safeguard_modified(self, noun: Token) -> bool:
+        return any(c.dep_ in ("compound", "amod") and c.norm_ in self.safeguard_nouns for c in noun.children)
+
     def mostly_factor_head(self, noun: Token) -> bool:
         """Some of the taxonomy's factors have this head, and no more of its symptoms ("check",
         "canary", "limit"; not "timeout" or "network": "the pods had no network" is a symptom)."""
@@ -559,8 +584,10 @@ class PhraseFinder:
 
     def is_absent(self, noun: Token) -> bool:
         """"no X" where X is something that could have been in place."""
-        if denying_determiner(noun) is None or noun.norm_ in self.generic_heads:
+        if denying_determiner(noun) is None:
             return False
+        if noun.norm_ in self.generic_heads and not self.safeguard_modified(noun):
+            return False  # "no step" says nothing; "no validation step" does
         governor = noun.head
         if noun.dep_ == "pobj":
             return governor.lower_ in self.absence_governors
@@ -600,6 +627,7 @@ class PhraseFinder:
         negated = self.is_negated(verb)
         noun = self.negated_symptom_verbs.get(verb.norm_) if negated else self.symptom_verbs.get(verb.norm_)
         end = verb.i + 1
+        action = verb  # the verb whose object says what failed
         if noun is None and not negated and verb.norm_ in COPULAR:
             states = [c for c in verb.children if c.dep_ in ("acomp", "advmod", "attr") and c.i > verb.i
                       and c.lower_ in self.symptom_states]
@@ -611,11 +639,19 @@ class PhraseFinder:
             if verb.pos_ != "VERB":
                 return None
             particles = self.symptom_particles.get(verb.norm_)
-            if particles and not any(c.lower_ in particles for c in verb.children):
+            # "stopped processing invoices" is parsed at times as "stopped [processing invoices]"
+            misparsed = [g for c in verb.children if c.dep_ == "dobj" for g in c.children
+                         if g.dep_ in ("compound", "amod") and g.i == verb.i + 1]
+            if particles and not any(c.lower_ in particles for c in [*verb.children, *misparsed]):
                 return None
             end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
+            attempted = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ == "VERB" and c.i == verb.i + 2
+                         and verb.norm_ == "fail"]
+            if attempted:  # "the cluster failed to elect a leader": what it failed to do
+                action = attempted[0]
+                end = max([action.i] + [c.i for c in action.children if c.dep_ == "prt"]) + 1
         # "refusing writes", "lost quorum"; "stopped accepting orders": the object of the verb's particle
-        objects = [c for t in (verb, verb.doc[end - 1]) for c in t.children
+        objects = [c for t in (action, verb.doc[end - 1]) for c in t.children
                    if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
         if objects and objects[0].i - end < 3:
             end = objects[0].i + 1
@@ -627,6 +663,49 @@ class PhraseFinder:
             subjects = [c for c in verb.head.children if c.dep_ == "dobj" and c.i < verb.i]
         subjects = [c for c in subjects if c.pos_ in NOUN_POS or c.pos_ == "VERB" and c.dep_ == "nsubj"]
         return (subjects[0], end, noun) if subjects else None
+
+    def inability_clause(self, verb: Token) -> Span | None:
+        """What the service's users could not do: "customers could not place orders", "users were
+        unable to log in", "merchants failed to receive payouts". Any action counts when the people
+        who could not do it are the ones the service is for (`affected_people`); "engineers could
+        not reproduce the bug" is no symptom."""
+        if verb.pos_ != "VERB" or verb.norm_ in COPULAR:
+            return None
+        governor = self.inability_governor(verb)
+        # active only: "customers could not be reached" says nothing they tried to do
+        subjects = [c for c in governor.children if c.dep_ == "nsubj"] if governor is not None else []
+        if not subjects or self.whole_of(subjects[0]).norm_ not in self.affected_people:
+            return None
+        end = max([verb.i] + [c.i for c in verb.children if c.dep_ == "prt"]) + 1
+        objects = [c for c in verb.children if c.dep_ == "dobj" and c.pos_ in NOUN_POS and c.i >= end]
+        if objects and self.phrase_start(objects[0]) - end < 2:
+            end = objects[0].i + 1  # "could not load the CircleCI web interface"
+        subject = self.whole_of(subjects[0])
+        start = self.phrase_start(subject)  # "[a large share of] users could not reach websites"
+        if name_words(verb.doc[start:end].text) > MAX_NAME_WORDS:
+            # too long with its subject: from the words that deny it, "were unable to complete
+            # checkout", "could not dependably log in"
+            start = min([governor.i, verb.i] + [c.i for c in verb.children if c.dep_ in ("aux", "neg")])
+        # named the same however it is said: "customers unable to place order"
+        done = [verb] + [c for c in verb.children if c.dep_ == "prt"] + [
+            w for o in objects[:1] if o.i < end for w in self.modifiers(o) + [o]
+            if w.i == o.i or w.dep_ in ("compound", "amod") and w.pos_ in ("NOUN", "ADJ")]
+        name = " ".join([subject.norm_, "unable to"] + [t.norm_ for t in sorted(done, key=lambda t: t.i)])
+        return Span(verb.doc, start, end, label="Symptom", span_id=name)
+
+    def inability_governor(self, verb: Token) -> Token | None:
+        """The word whose subject could not do the verb: the verb itself in "could not place", "were"
+        in "were unable to log in" or "were not able to", "failed" in "failed to receive"."""
+        if verb.dep_ == "xcomp" and verb.head.lower_ == "unable":
+            return verb.head.head
+        if verb.dep_ == "xcomp" and verb.head.lower_ == "able" and \
+                (self.is_negated(verb.head) or self.is_negated(verb.head.head)):
+            return verb.head.head
+        if verb.dep_ == "xcomp" and verb.head.norm_ == "fail" and not self.is_negated(verb.head):
+            return verb.head
+        if self.is_negated(verb) and any(c.dep_ == "aux" and c.norm_ in ("can", "could") for c in verb.children):
+            return verb
+        return None
 
     # ------------------------------------------------------------ phrases
 
@@ -684,15 +763,33 @@ class PhraseFinder:
     def clause_span(self, verb: Token, skip: Token | None = None) -> Span | None:
         """A short clause as a phrase ("the certificate had expired"); None when too long."""
         # Tokens are made anew on each access, so they are compared by position, never by identity.
+        # A clause inside it is another statement, and so is a verb joined to it ("and never turned
+        # back on"), with all its words.
+        nested = {t.i for c in verb.subtree if c.i != verb.i and c.dep_ in ("advcl", "relcl", "ccomp", "conj")
+                  for t in c.subtree}
+        nested |= {c.i for c in verb.children if c.dep_ == "cc" and c.i > verb.i}
         tokens = [t for t in verb.subtree if (skip is None or t.i != skip.i) and t.dep_ not in ("mark", "punct")
-                  and not (t.dep_ in ("advcl", "relcl", "ccomp", "conj") and t.i != verb.i)]
+                  and t.i not in nested]
         if not tokens:
             return None
-        start, end = min(t.i for t in tokens), max(t.i for t in tokens) + 1
-        span = self.trim(verb.doc[start:end])
+        span = self.trim(verb.doc[min(t.i for t in tokens):max(t.i for t in tokens) + 1])
+        if span is not None and name_words(span.text) > self.max_clause_words:
+            # too long with its when and why: "the policy had been disabled [during a migration
+            # two weeks earlier]" says what went wrong without them
+            adjuncts = {t.i for c in verb.children if c.i > verb.i and self.is_adjunct(c) for t in c.subtree}
+            kept = [t for t in tokens if t.i not in adjuncts]
+            span = self.trim(verb.doc[min(t.i for t in kept):max(t.i for t in kept) + 1]) if kept else None
         if span is None or not 2 <= name_words(span.text) <= self.max_clause_words:
             return None
         return span
+
+    @staticmethod
+    def is_adjunct(child: Token) -> bool:
+        """A verb's when or why, never what it needs: "during a migration", "two weeks earlier"."""
+        if child.dep_ == "prep":
+            return child.lower_ in ADJUNCT_PREPOSITIONS
+        return child.dep_ in ("npadvmod", "advmod") and (
+            child.lower_ in ("earlier", "later", "ago", "before", "previously") or child.ent_type_ in ("DATE", "TIME"))
 
     def trim(self, span: Span) -> Span | None:
         doc, start, end = span.doc, time_label_end(span), span.end
@@ -843,7 +940,8 @@ class PhraseFinder:
             words = [root]
             for child in root.children:
                 if child.dep_ in ("nsubj", "nsubjpass") and (child.pos_ != "PRON" or child.lower_ in self.denying_subjects):
-                    words += self.modifiers(child) + [child]
+                    subject = self.whole_of(child)
+                    words += self.modifiers(subject) + [subject]
                 elif child.dep_ in ("neg", "preconj", "prt", "acomp", "attr", "auxpass") or \
                         child.dep_ == "advmod" and child.lower_ in VERB_PARTICLES or \
                         child.dep_ == "dobj" and child.pos_ in NOUN_POS:
@@ -865,6 +963,16 @@ class PhraseFinder:
         parts = [w.norm_ if w.dep_ == "neg" else w.lower_ for w in words[:-1]]  # "n't" is "not"
         parts.append(last.norm_ if last.pos_ in NOUN_POS else last.lower_)
         return " ".join(parts).strip(" .,;:")
+
+    def whole_of(self, subject: Token) -> Token:
+        """What a part or an amount is of: "attempts" in "30% of payment attempts failed" or "half
+        of the API requests timed out", so the name says what failed, not how much of it."""
+        if not (subject.like_num or {subject.norm_, subject.lower_} & self.part_nouns
+                or subject.lower_ in self.quantifiers):
+            return subject
+        of = [o for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
+              for o in c.children if o.dep_ == "pobj" and o.pos_ in NOUN_POS]
+        return of[0] if of else subject
 
     def prepositional_complement(self, verb: Token) -> list[Token]:
         """The phrase a verb with no object is incomplete without, when it follows the verb:

@@ -3,13 +3,14 @@
 from incident_graph.ingest.components import MENTIONS
 
 
-def found(nlp, text: str) -> dict[str, set[str]]:
-    """Role -> mention texts, from the phrase finder alone (before the classifier decides)."""
+def found(nlp, text: str, attribute: str = "text") -> dict[str, set[str]]:
+    """Role -> mention texts (or another attribute of the mentions: "id_" for their names), from
+    the phrase finder alone (before the classifier decides)."""
     with nlp.select_pipes(disable=["incident_entity_classifier"]):
         doc = nlp(text)
     roles: dict[str, set[str]] = {}
     for span in doc.spans[MENTIONS]:
-        roles.setdefault(span.label_, set()).add(span.text)
+        roles.setdefault(span.label_, set()).add(getattr(span, attribute))
     return roles
 
 
@@ -253,3 +254,56 @@ def test_a_timeline_label_is_no_part_of_a_name(nlp):
     assert any("workflow processing fell behind" in text for text in symptoms), symptoms
     assert any("queue workers stalled" in text for text in symptoms), symptoms
     assert not any("March" in text or "UTC" in text for text in symptoms), symptoms
+
+
+def names(nlp, text: str) -> dict[str, set[str]]:
+    return found(nlp, text, "id_")
+
+
+def test_what_the_services_users_could_not_do_is_a_symptom(nlp):
+    for sentence, name in (("Customers could not place orders for two hours.", "customer unable to place order"),
+                           ("Drivers were unable to accept rides.", "driver unable to accept ride"),
+                           ("Merchants failed to receive payouts.", "merchant unable to receive payout"),
+                           ("Users were not able to upload files.", "user unable to upload file")):
+        found_names = names(nlp, sentence).get("Symptom", set())
+        assert name in found_names, (sentence, found_names)
+    symptoms = found(nlp, "For an hour customers could not load the CircleCI web interface.").get("Symptom", set())
+    assert "customers could not load the CircleCI web interface" in symptoms, symptoms
+    # What the engineers could not do is no symptom, nor is what was done to the customers.
+    for sentence in ("Engineers could not reproduce the bug.", "Customers could not be reached by email."):
+        assert not any("unable" in n for n in names(nlp, sentence).get("Symptom", set())), sentence
+
+
+def test_a_part_or_an_amount_is_named_by_what_it_is_of(nlp):
+    assert "node crash" in names(nlp, "Roughly 30% of the storage nodes crashed.").get("Symptom", set())
+    assert "server crash" in names(nlp, "A third of the web servers crashed.").get("Symptom", set())
+
+
+def test_what_a_thing_failed_or_stopped_doing_stays_in_the_phrase(nlp):
+    symptoms = found(nlp, "The cluster failed to elect a leader. The billing service stopped processing invoices.") \
+        .get("Symptom", set())
+    assert "cluster failed to elect a leader" in symptoms, symptoms
+    assert any("stopped processing invoices" in text for text in symptoms), symptoms
+
+
+def test_a_missing_safeguard_named_by_its_modifier_is_a_factor(nlp):
+    factors = found(nlp, "The certificate rotation job had no validation step.").get("ContributingFactor", set())
+    assert "no validation step" in factors, factors
+    factors = found(nlp, "The alert went to a channel. Nobody watched the alert channel.").get("ContributingFactor", set())
+    assert any(text.startswith("Nobody watched") for text in factors), factors
+    # "step" alone names no safeguard.
+    assert not found(nlp, "The migration had no second step.").get("ContributingFactor")
+
+
+def test_a_reason_keeps_what_went_wrong_without_its_when(nlp):
+    causes = found(nlp, "The disks filled because a log retention policy had been disabled during a migration "
+                        "two weeks earlier and never turned back on.").get("RootCause", set())
+    assert "log retention policy had been disabled" in causes, causes
+
+
+def test_a_reason_that_is_a_missing_safeguard_or_for_what_was_made_worse_is_a_factor(nlp):
+    roles = found(nlp, "Nobody saw it coming because the database servers had no monitoring of memory.")
+    assert not any("monitoring" in text for text in roles.get("RootCause", set())), roles
+    roles = found(nlp, "The effect was amplified because the scanning engine closed the mail flow.")
+    assert any("engine closed the mail flow" in text for text in roles.get("ContributingFactor", set())), roles
+    assert not roles.get("RootCause"), roles
