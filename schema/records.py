@@ -36,6 +36,7 @@ EVIDENCE_METHODS: dict[str, str] = {
     "clause": "a clause the entity classifier chose",
     "product": 'a product named after its vendor ("Amazon CloudFront")',
     "absence": 'a missing safeguard ("there was no canary")',
+    "inability": 'what the service\'s users could not do ("customers could not place orders")',
     "new-entity": "a section bullet the taxonomy does not know",
     "ner": "the named-entity recogniser (organisations)",
     "metadata": "front matter or a metadata line",

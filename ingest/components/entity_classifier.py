@@ -28,8 +28,8 @@ from spacy.tokens import Doc, Span
 from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, ends_like_product, hedged,
                                                    is_report_title, negated, opens_with_negation)
 from incident_graph.ingest.components.phrases import DANGLING_POS, PhraseFinder, phrase_vector, unit
-from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, SKIPPED_KINDS, SpanIndex, in_markup,
-                                                    name_words, remade)
+from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, SKIPPED_KINDS, SpanIndex,
+                                                    bullet_label, in_markup, name_words, remade)
 from incident_graph.ingest.sections import Layout
 
 TYPES = ("Symptom", "RootCause", "Component", "ContributingFactor")
@@ -64,7 +64,7 @@ class Candidate:
 
 # Methods whose confident findings stay without the model; types whose causal statement is kept when
 # the model found none of the type; types whose section bullets are one finding each.
-RULE_METHODS = ("section", "taxonomy", "product", "absence")
+RULE_METHODS = ("section", "taxonomy", "product", "absence", "inability")
 STATED_TYPES = ("RootCause", "Symptom")
 BULLET_TYPES = ("RootCause", "ContributingFactor")
 
@@ -266,7 +266,13 @@ class EntityClassifier:
         return kept
 
     def bullet_lead(self, span: Span) -> Span | None:
-        """The bullet's words, cut from the end to a name's length; None for an empty bullet."""
+        """The bullet's words, cut from the end to a name's length; None for an empty bullet. A
+        bullet that opens with a sentence of a name's length, as a label ("**Data voids.** For
+        queries that ..."), is named by that sentence."""
+        label = bullet_label(span)
+        label = self.finder.trim(label) if label is not None else None
+        if label is not None and name_words(label.text) <= MAX_NAME_WORDS:
+            return label
         lead = self.finder.trim(span)
         if lead is None or name_words(lead.text) <= MAX_NAME_WORDS:
             return lead

@@ -10,7 +10,7 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import CueIndex, Cues, negated, phrase_at
 from incident_graph.ingest.components.spans import (LEADING_FILLER, MAX_NAME_WORDS, MENTIONS, SKIPPED_KINDS, SpanIndex,
-                                                    name_words, time_label_end)
+                                                    bullet_label, name_words, time_label_end)
 from incident_graph.ingest.sections import ENTITY_SECTIONS, Layout
 
 
@@ -53,7 +53,10 @@ class NewEntityFinder:
             if role is None or (role in named and named[role].overlaps(start, end)):
                 continue
             span = doc.char_span(start, end, alignment_mode="expand")
-            span = trim(span) if span is not None else None
+            if span is not None:
+                label = bullet_label(span)
+                labelled = trim(label) if label is not None else None
+                span = labelled if labelled is not None and name_words(labelled.text) <= MAX_NAME_WORDS else trim(span)
             # A bullet of a paragraph's length is prose, not the name of an entity.
             if span is not None and len(span) <= MAX_NEW_ENTITY_TOKENS and len(span.text) <= MAX_NEW_ENTITY_CHARS \
                     and (not doc.has_annotation("DEP") or name_words(span.text) <= MAX_NAME_WORDS) \

@@ -46,7 +46,7 @@ COPULAR = {"be", "turn", "prove", "appear", "seem", "remain", "become"}
     "incident_phrases",
     default_config={"rules": {}, "cues": {},
                     "confidence": {"cue": 0.8, "section": 0.75, "product": 0.75, "head": 0.6, "hedged": 0.45,
-                                   "absence": 0.7},
+                                   "absence": 0.7, "inability": 0.7},
                     "link_threshold": 0.8, "broader_threshold": 0.55},
 )
 def make_phrase_finder(nlp: Language, name: str, rules: dict[str, Any], cues: dict[str, Any],
@@ -90,6 +90,18 @@ TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weeken
               "minute", "second", "moment", "time"}
 
 
+def relative_antecedent(verb: Token) -> Token | None:
+    """The noun a relative clause's pronoun subject stands for: "servers" in "the servers that
+    were offline"; None when the verb heads no such clause, or an aside ("the site, which was
+    down, ...") that says something else about a thing already named."""
+    if verb.dep_ != "relcl" or verb.head.pos_ not in NOUN_POS:
+        return None
+    pronouns = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in RELATIVE_PRONOUNS]
+    if not pronouns or pronouns[0].i == 0 or verb.doc[pronouns[0].i - 1].is_punct:
+        return None
+    return verb.head
+
+
 def is_verb_particle(token: Token, verb: Token) -> bool:
     """"down" in "went down" or "was down": a particle, or an adverb the parser tags as a preposition,
     that ends a verb phrase whole."""
@@ -104,6 +116,7 @@ def clause_verb(span: Span) -> Token:
 
 DEFINITE_DETERMINERS = {"the", "this", "that", "these", "those"}
 RANKING_WORDS = {"own", "whole", "entire", "same", "first", "second", "third", "last", "latest"}
+RELATIVE_PRONOUNS = {"that", "which", "who"}
 
 
 class PhraseFinder:
@@ -276,12 +289,12 @@ class PhraseFinder:
         if root.pos_ in NOUN_POS:
             grown = self.phrase(root)
         elif root.pos_ in ("VERB", "ADJ", "AUX"):
-            grown = self.verb_phrase(root if root.pos_ != "ADJ" else root.head)
+            grown = self.predicate_phrase(root if root.pos_ != "ADJ" else root.head)
         else:
             grown = None
         if grown is not None and name_words(grown.text) > MAX_NAME_WORDS and root.pos_ not in NOUN_POS:
             # "the trading app was down for the whole US trading day on ...": what was down, not when
-            grown = self.verb_phrase(root if root.pos_ != "ADJ" else root.head, complements=False)
+            grown = self.predicate_phrase(root if root.pos_ != "ADJ" else root.head, complements=False)
         end = mention.end
         while end > mention.start + 1 and mention.doc[end - 1].pos_ in DANGLING_POS:
             end -= 1  # a taxonomy form's "for" in "was down for" is no part of what was down
@@ -289,6 +302,15 @@ class PhraseFinder:
                 or name_words(grown.text) > MAX_NAME_WORDS or "\n" in grown.text:
             return mention
         return remade(mention, grown.start, grown.end)
+
+    def predicate_phrase(self, verb: Token, complements: bool = True) -> Span | None:
+        """A predicate with what it is said of: its subject, or in a relative clause the noun the
+        pronoun stands for ("the name servers that were offline")."""
+        span = self.verb_phrase(verb, complements=complements)
+        antecedent = relative_antecedent(verb)
+        if span is None or antecedent is None:
+            return span
+        return self.trim(verb.doc[min(self.phrase_start(antecedent), span.start):span.end])
 
     def verb_phrase(self, verb: Token, subject: bool = True, complements: bool = True) -> Span | None:
         """Subject, verb, particles and object: "API and Dashboard requests began failing"; without
@@ -521,7 +543,7 @@ class PhraseFinder:
                 continue
             inability = self.inability_clause(token)
             if inability is not None:
-                yield inability, "Symptom", "cue"
+                yield inability, "Symptom", "inability"
                 continue
             found = self.failed_clause(token)
             if found is None or any(c.dep_ == "xcomp" and self.inability_clause(c) for c in token.children):
@@ -655,7 +677,8 @@ class PhraseFinder:
                    if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
         if objects and objects[0].i - end < 3:
             end = objects[0].i + 1
-        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        antecedent = relative_antecedent(verb)
+        subjects = [antecedent] if antecedent is not None else [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
         if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
             subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]  # "began resetting"
         if not subjects and verb.dep_ == "ccomp" and verb.head.pos_ == "VERB":
@@ -899,7 +922,8 @@ class PhraseFinder:
             name = span.id_  # a failure phrase's own name ("request failure")
         result = Span(span.doc, span.start, span.end, label=role, span_id=name)
         result._.confidence = score
-        result._.method = {"head": "parse", "section": "parse", "product": "product", "absence": "absence"}.get(method, "cue")
+        result._.method = {"head": "parse", "section": "parse", "product": "product", "absence": "absence",
+                            "inability": "inability"}.get(method, "cue")
         result._.section = kind
         result._.hedged = score <= self.confidence["hedged"]
         result._.known = known
@@ -917,7 +941,8 @@ class PhraseFinder:
         scores = matrix @ vector
         best = int(numpy.argmax(scores))
         concept = concepts[best]
-        words = {t.norm_ for t in span if not (t.is_stop or t.is_punct)}
+        # An organisation's name shared is no evidence: "Google services" is not Google Cloud Storage.
+        words = {t.norm_ for t in span if not (t.is_stop or t.is_punct or t.ent_type_ == "ORG")}
         if scores[best] >= self.link_threshold and words & set(concept["lemmas"].split()):
             return concept["name"], True, None
         if scores[best] >= self.broader_threshold:

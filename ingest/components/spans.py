@@ -48,6 +48,15 @@ def time_label_end(span: Span) -> int:
     return span.start
 
 
+def bullet_label(bullet: Span) -> Span | None:
+    """A bullet's opening sentence when more follows it, as a label does: "**Data voids.** For
+    queries that ..." is named by "Data voids"; None for a bullet of one sentence."""
+    first = next(iter(bullet.sents), None)
+    if first is None or first.end >= bullet.end:
+        return None
+    return bullet.doc[max(first.start, bullet.start):first.end]
+
+
 def in_markup(span: Span) -> bool:
     """The span reaches into a URL or a Markdown link's target. The ranges are cached on the doc as
     plain lists, which survive the serialisation between worker processes."""

@@ -320,3 +320,36 @@ def test_a_component_named_without_what_went_wrong_is_no_symptom(extract):
     assert not any("load balancer" in text for text in symptoms), symptoms
     assert any("error" in text for text in symptoms), symptoms
     assert "load balancer" in {m.name for m in case.mentions_of("Component")}
+
+
+def test_a_bullet_opening_with_a_label_is_named_by_the_label(extract):
+    """"**Data voids.** For queries that ...": the bold label names the finding; the explanation
+    after it is no part of the name."""
+    case = extract("# Odd answers\n\n## Impact\n\n"
+                   "- **Search results were stale.** The index stopped updating for two hours.\n\n"
+                   "## Root cause\n\n"
+                   "- **Misreading queries and language.** Some overviews misunderstood what a query was "
+                   "asking, or missed the nuance of the page they drew from.\n\n"
+                   "## Contributing factors\n\n"
+                   "- **Configuration drift after a credential change.** When the password was rotated, "
+                   "one host kept the old value for days.\n")
+    assert [m.mention for m in case.mentions_of("RootCause")] == ["Misreading queries and language"]
+    assert [m.mention for m in case.mentions_of("ContributingFactor")] == ["Configuration drift after a credential change"]
+    assert "Search results were stale" in [m.mention for m in case.mentions_of("Symptom")]
+
+
+def test_work_done_by_hand_during_the_response_is_no_contributing_factor(extract):
+    """Responders do much by hand; "manually" alone says how the fix was done, not what made the
+    incident worse. A step that was itself manual still is one."""
+    case = extract("Engineers restarted the web servers by hand and manually drained the queue. "
+                   "The failover had to be run by hand, so it took an hour.")
+    factors = [m.mention for m in case.mentions_of("ContributingFactor")]
+    assert factors == ["run by hand"], factors
+
+
+def test_what_the_services_users_could_not_do_is_kept_by_its_rule(extract):
+    """The model saw few of these phrasings; the grammar that finds them is precise enough to keep."""
+    case = extract("Passengers could not check in for domestic or international flights, staff fell back on "
+                   "paper, and delays spread through the day.")
+    symptoms = {m.name: m.method for m in case.mentions_of("Symptom")}
+    assert symptoms.get("passenger unable to check in") == "inability", symptoms

@@ -307,3 +307,19 @@ def test_a_reason_that_is_a_missing_safeguard_or_for_what_was_made_worse_is_a_fa
     roles = found(nlp, "The effect was amplified because the scanning engine closed the mail flow.")
     assert any("engine closed the mail flow" in text for text in roles.get("ContributingFactor", set())), roles
     assert not roles.get("RootCause"), roles
+
+
+def test_a_relative_clause_says_what_failed(nlp):
+    """"the name servers that were offline": the symptom is the servers being offline, not a bare
+    "were offline"; an aside after a comma ("the site, which was down") says something else."""
+    roles = found(nlp, "Resolving those names meant asking the very name servers that were offline.")
+    assert any(m.endswith("name servers that were offline") for m in roles.get("Symptom", ())), roles
+    aside = found(nlp, "New hosts fetched code from the version endpoint, which was unavailable.")
+    assert not any("endpoint" in m for m in aside.get("Symptom", ())), aside
+
+
+def test_a_shared_organisation_name_does_not_link_a_product(nlp):
+    """"Google Search" shares only the vendor's name with "Google Kubernetes Engine": its own
+    entity, not that product."""
+    components = found(nlp, "Google Search and Google Workspace returned errors for an hour.", "id_").get("Component", set())
+    assert components == {"google search", "google workspace"}, components

@@ -1,8 +1,9 @@
-"""The helpers the components share: where a name starts once a timeline's label is dropped."""
+"""The helpers the components share: where a name starts once a timeline's label is dropped, and
+a bullet's label."""
 
 import pytest
 
-from incident_graph.ingest.components.spans import time_label_end
+from incident_graph.ingest.components.spans import bullet_label, time_label_end
 
 
 @pytest.mark.parametrize("text, rest", [
@@ -16,3 +17,14 @@ from incident_graph.ingest.components.spans import time_label_end
 def test_a_leading_date_or_time_label_is_dropped(nlp, text, rest):
     doc = nlp(text)
     assert doc[time_label_end(doc[:]):].text == rest
+
+
+@pytest.mark.parametrize("bullet, label", [
+    ("- **Data voids.** For queries that almost nobody asks, only satire matched.", "- **Data voids.**"),
+    ("- Disk filled up. Alerts fired an hour late.", "- Disk filled up."),
+    ("- the cache expired every key at once", None),  # one sentence: no label
+])
+def test_a_bullets_opening_sentence_is_its_label_when_more_follows(nlp, bullet, label):
+    doc = nlp(bullet)
+    found = bullet_label(doc[:])
+    assert (found.text if found is not None else None) == label
