@@ -435,15 +435,23 @@ def test_graph_renders_and_a_node_click_filters(page: Page, base_url: str) -> No
     }""")
     assert len(set(colours.values())) == len(colours) >= 5
 
-    # Bring the most connected root cause to the middle (as a user would zoom in), then click it.
+    # Bring the most connected root cause that no other node covers to the middle (as a user would
+    # zoom in to one they can point at), then click it.
     target = page.evaluate("""() => {
         const cy = window.incidentLibrary.graph;
-        const node = cy.nodes('[type = "ROOT_CAUSE"]').sort((a, b) => b.degree() - a.degree())[0];
+        const covered = (node, p) => cy.nodes().not(node).some(other => {
+            const box = other.renderedBoundingBox({ includeLabels: false });
+            return p.x >= box.x1 && p.x <= box.x2 && p.y >= box.y1 && p.y <= box.y2;
+        });
         cy.zoom(1.6);
-        cy.center(node);
-        const p = node.renderedPosition();
-        return { name: node.data('name'), x: p.x, y: p.y };
+        for (const node of cy.nodes('[type = "ROOT_CAUSE"]').sort((a, b) => b.degree() - a.degree())) {
+            cy.center(node);
+            const p = node.renderedPosition();
+            if (!covered(node, p)) return { name: node.data('name'), x: p.x, y: p.y };
+        }
+        return null;
     }""")
+    assert target is not None, "every root cause is covered by another node"
     box = graph.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + target["x"], box["y"] + target["y"])
