@@ -269,9 +269,8 @@ class EntityClassifier:
         """The bullet's words, cut from the end to a name's length; None for an empty bullet. A
         bullet that opens with a sentence of a name's length, as a label ("**Data voids.** For
         queries that ..."), is named by that sentence."""
-        label = bullet_label(span)
-        label = self.finder.trim(label) if label is not None else None
-        if label is not None and name_words(label.text) <= MAX_NAME_WORDS:
+        label = bullet_label(span, self.finder.trim)
+        if label is not None:
             return label
         lead = self.finder.trim(span)
         if lead is None or name_words(lead.text) <= MAX_NAME_WORDS:

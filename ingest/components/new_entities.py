@@ -54,9 +54,8 @@ class NewEntityFinder:
                 continue
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is not None:
-                label = bullet_label(span)
-                labelled = trim(label) if label is not None else None
-                span = labelled if labelled is not None and name_words(labelled.text) <= MAX_NAME_WORDS else trim(span)
+                label = bullet_label(span, trim)
+                span = label if label is not None else trim(span)
             # A bullet of a paragraph's length is prose, not the name of an entity.
             if span is not None and len(span) <= MAX_NEW_ENTITY_TOKENS and len(span.text) <= MAX_NEW_ENTITY_CHARS \
                     and (not doc.has_annotation("DEP") or name_words(span.text) <= MAX_NAME_WORDS) \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, insort
+from typing import Callable
 
 from spacy.tokens import Doc, Span, Token
 
@@ -48,13 +49,15 @@ def time_label_end(span: Span) -> int:
     return span.start
 
 
-def bullet_label(bullet: Span) -> Span | None:
-    """A bullet's opening sentence when more follows it, as a label does: "**Data voids.** For
-    queries that ..." is named by "Data voids"; None for a bullet of one sentence."""
+def bullet_label(bullet: Span, trim: Callable[[Span], Span | None]) -> Span | None:
+    """A bullet's opening sentence, trimmed, when more follows it and it is a name, as a label is:
+    "**Data voids.** For queries that ..." is named by "Data voids"; None for a bullet of one
+    sentence or one that opens with prose."""
     first = next(iter(bullet.sents), None)
     if first is None or first.end >= bullet.end:
         return None
-    return bullet.doc[max(first.start, bullet.start):first.end]
+    label = trim(bullet.doc[max(first.start, bullet.start):first.end])
+    return label if label is not None and name_words(label.text) <= MAX_NAME_WORDS else None
 
 
 def in_markup(span: Span) -> bool:
