@@ -82,6 +82,7 @@ def denying_determiner(noun: Token) -> Token | None:
 
 # A phrase ending in one of these stops mid-way.
 DANGLING_POS = ("AUX", "ADP", "PART", "DET", "CCONJ", "SCONJ")
+CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # the auxiliary the tokenizer split from "n't"
 VERB_PARTICLES = ("back", "down", "out", "up", "off", "away")  # "went down", "fell back": part of the verb
 # Prepositions that open a when or why ("went down after the deploy"), never what a verb needs.
 ADJUNCT_PREPOSITIONS = {"after", "before", "during", "since", "until", "following", "amid", "within", "for",
@@ -697,6 +698,9 @@ class PhraseFinder:
         governor = self.inability_governor(verb)
         # active only: "customers could not be reached" says nothing they tried to do
         subjects = [c for c in governor.children if c.dep_ == "nsubj"] if governor is not None else []
+        if governor is not None and not subjects and governor.dep_ == "conj" and governor.head.pos_ == "VERB":
+            # "users could read their projects but could not post": the subject of the first verb
+            subjects = [c for c in governor.head.children if c.dep_ == "nsubj"]
         if not subjects or self.whole_of(subjects[0]).norm_ not in self.affected_people:
             return None
         end = max([verb.i] + [c.i for c in verb.children if c.dep_ == "prt"]) + 1
@@ -705,16 +709,34 @@ class PhraseFinder:
             end = objects[0].i + 1  # "could not load the CircleCI web interface"
         subject = self.whole_of(subjects[0])
         start = self.phrase_start(subject)  # "[a large share of] users could not reach websites"
-        if name_words(verb.doc[start:end].text) > MAX_NAME_WORDS:
+        if name_words(verb.doc[start:end].text) > MAX_NAME_WORDS or subjects[0].head.i != governor.i:
             # too long with its subject: from the words that deny it, "were unable to complete
             # checkout", "could not dependably log in"
             start = min([governor.i, verb.i] + [c.i for c in verb.children if c.dep_ in ("aux", "neg")])
+        listed = self.listed_actions(verb)
+        if listed and listed[-1].i >= end and name_words(verb.doc[start:listed[-1].i + 1].text) <= MAX_NAME_WORDS:
+            end = listed[-1].i + 1  # "could not post, edit or change anything": every action listed
         # named the same however it is said: "customers unable to place order"
         done = [verb] + [c for c in verb.children if c.dep_ == "prt"] + [
             w for o in objects[:1] if o.i < end for w in self.modifiers(o) + [o]
             if w.i == o.i or w.dep_ in ("compound", "amod") and w.pos_ in ("NOUN", "ADJ")]
         name = " ".join([subject.norm_, "unable to"] + [t.norm_ for t in sorted(done, key=lambda t: t.i)])
         return Span(verb.doc, start, end, label="Symptom", span_id=name)
+
+    @staticmethod
+    def listed_actions(verb: Token) -> list[Token]:
+        """The words of the actions joined to the verb ("post, edit or change anything"), in order;
+        empty when a joined verb has a subject of its own ("and new connections failed")."""
+        joined, frontier = [], [verb]
+        while frontier:
+            frontier = [c for t in frontier for c in t.children if c.dep_ == "conj" and c.pos_ in ("VERB", "NOUN")]
+            joined += frontier
+        if any(c.dep_ in ("nsubj", "nsubjpass") for t in joined for c in t.children):
+            return []
+        # what they could not do, not when: "retrieve their diagrams [during that time]"
+        adjuncts = {w.i for t in joined for c in t.children if PhraseFinder.is_adjunct(c) for w in c.subtree}
+        return sorted((w for t in joined for w in t.subtree if w.i not in adjuncts and not w.is_punct),
+                      key=lambda w: w.i)
 
     def inability_governor(self, verb: Token) -> Token | None:
         """The word whose subject could not do the verb: the verb itself in "could not place", "were"
@@ -872,11 +894,19 @@ class PhraseFinder:
         return known[verb.i]
 
     def verb_denies_impact(self, verb: Token) -> bool:
+        if self.still_could(verb):
+            return True
         complements = [c for c in verb.children if c.dep_ in ("acomp", "oprd", "advmod", "prt", "xcomp")]
         return any(c.lower_ in self.denied_states
                    or ((verb.lemma_.lower(), c.lemma_.lower()) in self.denied_continuations
                        and not any(g.lower_ in ("out", "down") for g in c.children))  # "kept running out of memory"
                    for c in complements)
+
+    def still_could(self, verb: Token) -> bool:
+        """What could still be done, set against what could not: "users could read their projects
+        but could not post"."""
+        return not self.is_negated(verb) and any(c.dep_ == "aux" and c.norm_ in ("can", "could") for c in verb.children) \
+            and any(c.dep_ == "conj" and self.is_negated(c) for c in verb.children)
 
     def refers_to_the_incident(self, span: Span) -> bool:
         """"the outage", "this incident", "its most serious outage": a definite incident word that no
@@ -973,6 +1003,8 @@ class PhraseFinder:
                     words += ([child] if child.dep_ != "dobj" else self.modifiers(child) + [child])
                 elif child.dep_ == "aux" and any(c.dep_ == "auxpass" and c.lower_ in ("been", "being") for c in root.children):
                     words.append(child)  # "load planning had been skipped", not "... been skipped"
+                elif child.dep_ == "aux" and child.i < root.i and self.is_negated(root):
+                    words.append(child)  # "the alert did not fire", not "the alert not fire"
             words += self.prepositional_complement(root)
         else:
             words = list(span)
@@ -985,7 +1017,7 @@ class PhraseFinder:
         if self.content_words(words) < 2 <= self.content_words(span):
             return normalised_name(span)  # "change" alone says less than "change to the cache"
         last = words[-1]  # a noun's lemma ("gpus" -> "gpu"); a verb keeps its form ("not encrypted")
-        parts = [w.norm_ if w.dep_ == "neg" else w.lower_ for w in words[:-1]]  # "n't" is "not"
+        parts = [w.norm_ if w.dep_ == "neg" else CONTRACTED.get(w.lower_, w.lower_) for w in words[:-1]]  # "ca n't": "can not"
         parts.append(last.norm_ if last.pos_ in NOUN_POS else last.lower_)
         return " ".join(parts).strip(" .,;:")
 

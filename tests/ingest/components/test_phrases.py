@@ -323,3 +323,29 @@ def test_a_shared_organisation_name_does_not_link_a_product(nlp):
     entity, not that product."""
     components = found(nlp, "Google Search and Google Workspace returned errors for an hour.", "id_").get("Component", set())
     assert components == {"google search", "google workspace"}, components
+
+
+def test_a_negated_clause_name_keeps_its_auxiliary(nlp):
+    """"the alert did not fire", not "the alert not fire": a name a reader can read."""
+    assert core_name(nlp, "The quality evaluations didn't detect the degradation.") \
+        == "quality evaluations did not detect the degradation"
+    assert core_name(nlp, "Other load balancers couldn't be changed.") == "load balancers could not be changed"
+    assert core_name(nlp, "The mobile clients can't connect.") == "mobile clients can not connect"
+    assert core_name(nlp, "The command had not been qualified on the device type.") == "command had not been qualified"
+    assert core_name(nlp, "The cache went down after the deploy.") == "cache went down"  # no auxiliary added
+
+
+def test_what_users_could_still_do_is_no_symptom_and_what_they_could_not_is_every_action(nlp):
+    """"users could read their projects but could not post, edit or change anything": the symptom
+    is every action they could not take, said of the first verb's subject; what still worked is
+    none."""
+    text = "Basecamp users could read their projects but could not post, edit or change anything."
+    mentions = found(nlp, text).get("Symptom", set())
+    assert "could not post, edit or change anything" in mentions, mentions
+    assert not any("read their projects" in m for m in mentions), mentions
+    assert "user unable to post" in names(nlp, text).get("Symptom", set())
+    # A joined clause with a subject of its own is another statement; when is left out.
+    mentions = found(nlp, "Customers could not check out and new connections failed.").get("Symptom", set())
+    assert "Customers could not check out" in mentions, mentions
+    mentions = found(nlp, "Users could not open or retrieve their diagrams during that time.").get("Symptom", set())
+    assert "Users could not open or retrieve their diagrams" in mentions, mentions
