@@ -91,6 +91,11 @@ TIME_NOUNS = {"morning", "afternoon", "evening", "night", "day", "week", "weeken
               "minute", "second", "moment", "time"}
 
 
+def has_ability_modal(verb: Token) -> bool:
+    """"can" or "could" on the verb: "could not post", "could read"."""
+    return any(c.dep_ == "aux" and c.norm_ in ("can", "could") for c in verb.children)
+
+
 def relative_antecedent(verb: Token) -> Token | None:
     """The noun a relative clause's pronoun subject stands for: "servers" in "the servers that
     were offline"; None when the verb heads no such clause, or an aside ("the site, which was
@@ -140,6 +145,15 @@ class PhraseFinder:
         self.symptom_particles: dict[str, list[str]] = dict(rules.get("symptom_particles", {}))
         self.symptom_states: dict[str, str] = dict(rules.get("symptom_states", {}))
         self.negated_symptom_verbs: dict[str, str] = dict(rules.get("negated_symptom_verbs", {}))
+        self.negated_symptom_particles: dict[str, list[str]] = dict(rules.get("negated_symptom_particles", {}))
+        self.symptom_ends: dict[str, str] = dict(rules.get("symptom_ends", {}))
+        self.attempt_verbs = set(rules.get("attempt_verbs", []))
+        # The words that say how something failed ("start", "failure", "crash"), not what failed.
+        # (Not the verbs whose negation fails: "process" and "access" also name things.)
+        self.failure_words = {word for table in (self.symptom_verbs, self.symptom_states) for key in table
+                              for word in key.split()} | {word for table in (self.symptom_verbs, self.symptom_states,
+                                                                              self.negated_symptom_verbs)
+                                                          for value in table.values() for word in value.split()}
         self.safeguard_verbs = set(rules.get("safeguard_verbs", []))
         self.lack_verbs = set(rules.get("lack_verbs", []))
         self.absence_governors = set(rules.get("absence_governors", []))
@@ -554,8 +568,20 @@ class PhraseFinder:
             if whole.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
                 continue
             start = self.phrase_start(whole)
+            patient = self.failed_object(token, end) if not self.is_negated(token) else None
+            if patient is not None and self.head_type(whole) in ("RootCause", "ContributingFactor"):
+                start = token.i  # "a bug in the driver crashed the storage servers": the cause is no part of it
             if end - start <= self.max_words + 2:
-                yield Span(sentence.doc, start, end, label="Symptom", span_id=f"{whole.norm_} {noun}"), "Symptom", "cue"
+                name = f"{(patient or whole).norm_} {noun}"  # "the cluster lost quorum": "quorum loss"
+                yield Span(sentence.doc, start, end, label="Symptom", span_id=name), "Symptom", "cue"
+
+    def failed_object(self, verb: Token, end: int) -> Token | None:
+        """What a failure verb did something to, when it has an object: "the storage servers" that
+        a bug crashed, the "quorum" a cluster lost, the "writes" a database refused."""
+        objects = [c for c in verb.children if c.dep_ == "dobj" and c.pos_ in NOUN_POS and c.i < end]
+        if not objects or objects[0].norm_ in self.generic_heads:
+            return None
+        return self.whole_of(objects[0])
 
     def absence_phrases(self, sentence: Span) -> Iterator[Span]:
         """A safeguard that was missing: "no eviction policy" (in "the cache had no eviction
@@ -649,6 +675,12 @@ class PhraseFinder:
         """(subject, end of the clause, what went wrong) when the verb says something failed."""
         negated = self.is_negated(verb)
         noun = self.negated_symptom_verbs.get(verb.norm_) if negated else self.symptom_verbs.get(verb.norm_)
+        if not negated and verb.pos_ == "VERB":
+            # "the queue ground to a halt", "the site slowed to a crawl": the end it came to
+            ends = [o for c in verb.children if c.dep_ == "prep" and c.lower_ == "to"
+                    for o in c.children if o.dep_ == "pobj" and o.lower_ in self.symptom_ends]
+            if ends:
+                return self.clause_subject(verb, ends[0].i + 1, self.symptom_ends[ends[0].lower_])
         end = verb.i + 1
         action = verb  # the verb whose object says what failed
         if noun is None and not negated and verb.norm_ in COPULAR:
@@ -658,6 +690,12 @@ class PhraseFinder:
                 noun, end = self.symptom_states[states[0].lower_], states[0].i + 1
         if noun is None:
             return None
+        if negated and verb.norm_ in self.negated_symptom_particles and not any(
+                c.lower_ in self.negated_symptom_particles[verb.norm_] for c in verb.children):
+            return None  # "would not come back up" failed; "help did not come" says nothing failed
+        if negated:
+            end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt"
+                                   or c.lower_ in self.negated_symptom_particles.get(verb.norm_, ())]) + 1
         if not negated and verb.norm_ in self.symptom_verbs:
             if verb.pos_ != "VERB":
                 return None
@@ -669,15 +707,23 @@ class PhraseFinder:
                 return None
             end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
             attempted = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ == "VERB" and c.i == verb.i + 2
-                         and verb.norm_ == "fail"]
+                         and verb.norm_ in self.attempt_verbs]
             if attempted:  # "the cluster failed to elect a leader": what it failed to do
                 action = attempted[0]
                 end = max([action.i] + [c.i for c in action.children if c.dep_ == "prt"]) + 1
+                # "refused to start" fails as "did not start" does: the same name, "start failure"
+                noun = self.negated_symptom_verbs.get(action.norm_, noun)
         # "refusing writes", "lost quorum"; "stopped accepting orders": the object of the verb's particle
         objects = [c for t in (action, verb.doc[end - 1]) for c in t.children
                    if c.dep_ == "dobj" and c.i >= end and c.pos_ in NOUN_POS]
         if objects and objects[0].i - end < 3:
             end = objects[0].i + 1
+        return self.clause_subject(verb, end, noun)
+
+    @staticmethod
+    def clause_subject(verb: Token, end: int, noun: str) -> tuple[Token, int, str] | None:
+        """(subject, end, noun) with the subject of the failing verb: its own, the antecedent of
+        its relative pronoun, or the one of the verb it hangs from; None without one."""
         antecedent = relative_antecedent(verb)
         subjects = [antecedent] if antecedent is not None else [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
         if not subjects and verb.dep_ in ("xcomp", "conj") and verb.head.pos_ in ("VERB", "AUX"):
@@ -709,9 +755,10 @@ class PhraseFinder:
             end = objects[0].i + 1  # "could not load the CircleCI web interface"
         subject = self.whole_of(subjects[0])
         start = self.phrase_start(subject)  # "[a large share of] users could not reach websites"
-        if name_words(verb.doc[start:end].text) > MAX_NAME_WORDS or subjects[0].head.i != governor.i:
-            # too long with its subject: from the words that deny it, "were unable to complete
-            # checkout", "could not dependably log in"
+        borrowed = subjects[0].head.i != governor.i  # the subject of the verb it is joined to
+        if name_words(verb.doc[start:end].text) > MAX_NAME_WORDS or borrowed:
+            # too long with its subject, or the subject stands far off: from the words that deny
+            # it, "were unable to complete checkout", "could not dependably log in", "but could not post"
             start = min([governor.i, verb.i] + [c.i for c in verb.children if c.dep_ in ("aux", "neg")])
         listed = self.listed_actions(verb)
         if listed and listed[-1].i >= end and name_words(verb.doc[start:listed[-1].i + 1].text) <= MAX_NAME_WORDS:
@@ -748,7 +795,7 @@ class PhraseFinder:
             return verb.head.head
         if verb.dep_ == "xcomp" and verb.head.norm_ == "fail" and not self.is_negated(verb.head):
             return verb.head
-        if self.is_negated(verb) and any(c.dep_ == "aux" and c.norm_ in ("can", "could") for c in verb.children):
+        if self.is_negated(verb) and has_ability_modal(verb):
             return verb
         return None
 
@@ -837,11 +884,16 @@ class PhraseFinder:
             child.lower_ in ("earlier", "later", "ago", "before", "previously") or child.ent_type_ in ("DATE", "TIME"))
 
     def trim(self, span: Span) -> Span | None:
-        doc, start, end = span.doc, time_label_end(span), span.end
-        while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in LEADING_FILLER
-                               or doc[start].lower_ in self.quantifiers or doc[start].dep_ in ("cc", "prep", "mark")
-                               or doc[start].lower_ == "than"):  # "[more] than 500,000 sessions"
-            start += 1
+        doc, start, end = span.doc, span.start, span.end
+        while start < end:  # until nothing more goes: "A year earlier, on 29 February 2012, Azure ..." has two labels
+            first = time_label_end(doc[start:end])
+            while first < end and (doc[first].is_punct or doc[first].is_space or doc[first].lower_ in LEADING_FILLER
+                                   or doc[first].lower_ in self.quantifiers or doc[first].dep_ in ("cc", "prep", "mark")
+                                   or doc[first].lower_ == "than"):  # "[more] than 500,000 sessions"
+                first += 1
+            if first == start:
+                break
+            start = first
         while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space or doc[end - 1].dep_ in ("cc", "prep")):
             end -= 1
         if end <= start or all(t.is_stop or t.like_num or t.is_punct for t in doc[start:end]):
@@ -905,7 +957,7 @@ class PhraseFinder:
     def still_could(self, verb: Token) -> bool:
         """What could still be done, set against what could not: "users could read their projects
         but could not post"."""
-        return not self.is_negated(verb) and any(c.dep_ == "aux" and c.norm_ in ("can", "could") for c in verb.children) \
+        return not self.is_negated(verb) and has_ability_modal(verb) \
             and any(c.dep_ == "conj" and self.is_negated(c) for c in verb.children)
 
     def refers_to_the_incident(self, span: Span) -> bool:
@@ -973,11 +1025,18 @@ class PhraseFinder:
         concept = concepts[best]
         # An organisation's name shared is no evidence: "Google services" is not Google Cloud Storage.
         words = {t.norm_ for t in span if not (t.is_stop or t.is_punct or t.ent_type_ == "ORG")}
-        if scores[best] >= self.link_threshold and words & set(concept["lemmas"].split()):
+        if scores[best] >= self.link_threshold and self.shares_what_it_names(words, set(concept["lemmas"].split())):
             return concept["name"], True, None
         if scores[best] >= self.broader_threshold:
             return own, False, concept["broader"] or concept["name"]
         return own, False, None
+
+    def shares_what_it_names(self, words: set[str], concept: set[str]) -> bool:
+        """A shared word is evidence of the same concept, unless all the phrase shares is how things
+        fail while the concept also names what failed: "the desktop software refused to start"
+        shares "start" with "VM start failure", yet no VM failed to start."""
+        shared = words & concept
+        return bool(shared) and (bool(shared - self.failure_words) or concept <= self.failure_words)
 
     def core_name(self, span: Span) -> str:
         """A new entity's name: the phrase's nucleus, its head with the words before it and an "of"

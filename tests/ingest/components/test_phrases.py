@@ -256,6 +256,13 @@ def test_a_timeline_label_is_no_part_of_a_name(nlp):
     assert not any("March" in text or "UTC" in text for text in symptoms), symptoms
 
 
+def test_every_leading_label_is_trimmed_however_many_there_are(nlp):
+    """Dropping "A year earlier, on" uncovers a second label, "29 February 2012,": it goes too."""
+    doc = nlp("A year earlier, on 29 February 2012, Windows Azure had suffered a long outage.")
+    trimmed = nlp.get_pipe("incident_phrases").trim(doc[:])
+    assert trimmed is not None and trimmed.text == "Windows Azure had suffered a long outage", trimmed
+
+
 def names(nlp, text: str) -> dict[str, set[str]]:
     return found(nlp, text, "id_")
 
@@ -349,3 +356,37 @@ def test_what_users_could_still_do_is_no_symptom_and_what_they_could_not_is_ever
     assert "Customers could not check out" in mentions, mentions
     mentions = found(nlp, "Users could not open or retrieve their diagrams during that time.").get("Symptom", set())
     assert "Users could not open or retrieve their diagrams" in mentions, mentions
+
+
+def test_refusing_to_not_coming_back_and_coming_to_a_halt_say_what_failed(nlp):
+    """"refused to start" fails as "did not start" does, a negated "come" fails only when it is
+    to come back, and what something came to ("a halt", "a crawl") says how it failed."""
+    text = "The desktop software refused to start."
+    assert "desktop software refused to start" in found(nlp, text).get("Symptom", set())
+    assert "software start failure" in names(nlp, text).get("Symptom", set())
+    symptoms = found(nlp, "The cluster would not come back up after the patch.").get("Symptom", set())
+    assert "cluster would not come back up" in symptoms, symptoms
+    assert not found(nlp, "Help did not come.").get("Symptom"), "nothing failed"
+    for sentence, mention, name in (("The build queue came to a halt.", "build queue came to a halt", "queue stall"),
+                                    ("The checkout service slowed to a crawl.", "checkout service slowed to a crawl",
+                                     "service slowdown"),
+                                    ("YouTube vanished from most of the internet.", "YouTube vanished", "youtube loss")):
+        assert mention in found(nlp, sentence).get("Symptom", set()), sentence
+        assert name in names(nlp, sentence).get("Symptom", set()), (sentence, names(nlp, sentence))
+
+
+def test_sharing_only_how_things_fail_links_no_concept(nlp):
+    """"the iOS app refused to start" shares "start" with "VM start failure", but no VM failed:
+    a phrase links to a concept that names what failed only when it shares that word too."""
+    assert "app start failure" in names(nlp, "The iOS app refused to start.").get("Symptom", set())
+    assert "VM start failure" in names(nlp, "New VMs failed to start.").get("Symptom", set())
+
+
+def test_what_a_failure_verb_did_something_to_names_the_symptom(nlp):
+    """"a bug crashed the storage servers": the servers crashed, and the bug is no part of the
+    symptom; "the cluster lost quorum" is a loss of quorum, said of the cluster."""
+    text = "A bug in the kernel driver crashed the storage servers."
+    assert "crashed the storage servers" in found(nlp, text).get("Symptom", set())
+    assert "server crash" in names(nlp, text).get("Symptom", set()), names(nlp, text)
+    assert "cluster lost quorum" in found(nlp, "The cluster lost quorum.").get("Symptom", set())
+    assert "quorum loss" in names(nlp, "The cluster lost quorum.").get("Symptom", set())
