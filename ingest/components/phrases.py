@@ -561,7 +561,12 @@ class PhraseFinder:
                 yield inability, "Symptom", "inability"
                 continue
             found = self.failed_clause(token)
-            if found is None or any(c.dep_ == "xcomp" and self.inability_clause(c) for c in token.children):
+            if found is None:
+                refusal = self.thing_could_not(token)
+                if refusal is not None:
+                    yield refusal, "Symptom", "cue"
+                continue
+            if any(c.dep_ == "xcomp" and self.inability_clause(c) for c in token.children):
                 continue  # "merchants failed to receive payouts": the inability is the symptom
             subject, end, noun = found
             whole = self.whole_of(subject)  # "30% of payment attempts failed" is about the attempts
@@ -574,6 +579,26 @@ class PhraseFinder:
             if end - start <= self.max_words + 2:
                 name = f"{(patient or whole).norm_} {noun}"  # "the cluster lost quorum": "quorum loss"
                 yield Span(sentence.doc, start, end, label="Symptom", span_id=name), "Symptom", "cue"
+
+    def thing_could_not(self, verb: Token) -> Span | None:
+        """What a system could not or would not do: "the app would not install", "the database
+        could not keep up". Not what people could not do (the inability rule's), nor a safeguard
+        that did not work (a factor), nor what would not have happened."""
+        if verb.pos_ != "VERB" or verb.norm_ in COPULAR or not self.is_negated(verb) \
+                or verb.norm_ in self.safeguard_verbs or verb.norm_ in self.detection_verbs:
+            return None
+        auxiliaries = {c.norm_ for c in verb.children if c.dep_ == "aux"}
+        if not auxiliaries & {"can", "could", "would", "will"} or "have" in auxiliaries:
+            return None
+        subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")]
+        if not subjects:
+            return None
+        whole = self.whole_of(subjects[0])
+        if whole.norm_ in self.generic_heads or whole.norm_ in self.affected_people \
+                or self.head_type(whole) in ("RootCause", "ContributingFactor"):
+            return None
+        span = self.verb_phrase(verb)
+        return span if span is not None and span.start <= whole.i and name_words(span.text) <= MAX_NAME_WORDS else None
 
     def failed_object(self, verb: Token, end: int) -> Token | None:
         """What a failure verb did something to, when it has an object: "the storage servers" that

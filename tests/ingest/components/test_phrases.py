@@ -390,3 +390,14 @@ def test_what_a_failure_verb_did_something_to_names_the_symptom(nlp):
     assert "server crash" in names(nlp, text).get("Symptom", set()), names(nlp, text)
     assert "cluster lost quorum" in found(nlp, "The cluster lost quorum.").get("Symptom", set())
     assert "quorum loss" in names(nlp, "The cluster lost quorum.").get("Symptom", set())
+
+
+def test_what_a_system_could_not_or_would_not_do_is_a_symptom(nlp):
+    """"the pods would not terminate", "devices could not enrol": a system's failure whatever the
+    verb; not what engineers could not do, a safeguard that did not work, or a counterfactual."""
+    for sentence, mention in (("The pods on the drained nodes would not terminate.", "would not terminate"),
+                              ("New devices could not enrol.", "devices could not enrol")):
+        assert any(mention in text for text in found(nlp, sentence).get("Symptom", set())), sentence
+    for sentence in ("Engineers could not reproduce the bug.", "The change would not have affected production.",
+                     "The monitoring could not detect the fault."):
+        assert not found(nlp, sentence).get("Symptom"), sentence
