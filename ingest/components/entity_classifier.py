@@ -318,7 +318,10 @@ class EntityClassifier:
             if stated:
                 # The widest phrase at the first statement: "a change to our cache system", not "change".
                 first = min(stated, key=lambda c: c.span.start)
-                stated_as = Candidate(whole_phrase(first.span), label, "cue", None, first.known)
+                whole = whole_phrase(first.span)
+                # The rules' name stays when the phrase is theirs: "service outage" for "brought down the login service".
+                same = (whole.start, whole.end) == (first.span.start, first.span.end)
+                stated_as = Candidate(whole, label, "cue", first.name if same else None, first.known)
                 added.append(self.keep((0.5, label, stated_as), taken, cues, layout))
         return added
 

@@ -181,6 +181,7 @@ class PhraseFinder:
         self.product_vendors = set(rules.get("product_vendors", []))
         self.corporate_words = set(rules.get("corporate_words", []))
         self.cause_particles: dict[str, list[str]] = dict(rules.get("cause_particles", {}))
+        self.caused_failures: dict[str, str] = dict(rules.get("caused_failures", {}))
         self.heads: dict[str, dict[str, int]] = {}  # head lemma -> type -> taxonomy phrases with that head
         self.concepts: list[dict[str, str]] = []  # {"type", "name", "broader", "text"}
         self._matrix: dict[str, tuple[list[dict[str, str]], numpy.ndarray]] | None = None
@@ -500,11 +501,14 @@ class PhraseFinder:
                 # An effect told as a clause ("led to leaking machines") is a symptom whatever its verb;
                 # a generic head is one when its modifiers say what ("elevated build queue times").
                 specific = span.root.norm_ not in self.generic_heads or self.content_words(span) >= 3
-                if not passive and verb.norm_ in self.cause_particles and span.root.pos_ != "VERB":
-                    # "took down Facebook and Instagram": what was taken down, with the verb, is the symptom.
+                failure = self.caused_failures.get(verb.norm_) if not passive else None
+                if failure is not None and span.root.pos_ != "VERB" and target.i < span.end:
+                    # "took down Facebook and Instagram", "corrupted user sessions": what was done to
+                    # the object, with the verb, is the symptom, named by the object and the failure.
                     outage = self.trim(verb.doc[verb.i:span.end])
                     if outage is not None and name_words(outage.text) <= self.max_words:
-                        yield outage, "Symptom", "cue"
+                        name = f"{self.whole_of(span.root).norm_} {failure}"
+                        yield Span(verb.doc, outage.start, outage.end, label="Symptom", span_id=name), "Symptom", "cue"
                 elif span.root.pos_ == "VERB" or (self.head_type(span.root) in ("Symptom", None) and specific):
                     yield span, "Symptom", "cue"
         if not passive and verb.norm_ in CAUSATIVE_VERBS:

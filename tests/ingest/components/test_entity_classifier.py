@@ -159,6 +159,14 @@ def test_a_short_report_keeps_the_cause_and_effect_it_states(extract):
     assert any("pushes to fail" in m.mention for m in case.mentions_of("Symptom"))
 
 
+def test_a_stated_effect_keeps_the_name_the_causal_grammar_gave_it(extract):
+    """"a race condition corrupted user sessions": the sessions' corruption, said by what was done
+    to them, whether the model keeps it or the stated fallback does."""
+    case = extract("# Outage\n\nThe deploy introduced a race condition that corrupted user sessions.\n")
+    symptoms = {m.name: m.mention for m in case.mentions_of("Symptom")}
+    assert symptoms.get("session corruption") == "corrupted user sessions", symptoms
+
+
 def test_a_stated_cause_is_not_added_when_the_model_found_one(extract):
     case = extract("# Disk full\n\n## Root cause\n\nThe root cause was a full disk on the log hosts. A retention "
                    "job change caused the cleanup to stop.\n")

@@ -401,3 +401,12 @@ def test_what_a_system_could_not_or_would_not_do_is_a_symptom(nlp):
     for sentence in ("Engineers could not reproduce the bug.", "The change would not have affected production.",
                      "The monitoring could not detect the fault."):
         assert not found(nlp, sentence).get("Symptom"), sentence
+
+
+def test_what_a_cause_did_to_its_object_names_the_symptom(nlp):
+    """"brought down the login service" is the service's outage; "overwhelmed the API servers"
+    their overload: the object and what the verb did to it."""
+    for sentence, name in (("An expired certificate brought down the login service.", "service outage"),
+                           ("The retry storm overwhelmed the API servers.", "server overload"),
+                           ("A race condition corrupted user sessions.", "session corruption")):
+        assert name in names(nlp, sentence).get("Symptom", set()), (sentence, names(nlp, sentence))
