@@ -1093,6 +1093,11 @@ class PhraseFinder:
                     words.append(child)  # "load planning had been skipped", not "... been skipped"
                 elif child.dep_ == "aux" and child.i < root.i and self.is_negated(root):
                     words.append(child)  # "the alert did not fire", not "the alert not fire"
+                elif child.dep_ == "xcomp" and child.pos_ == "VERB" and 0 < child.i - root.i <= 3:
+                    # "the resolver kept serving a stale copy", not "resolver kept"
+                    words += [child] + [c for c in child.children if c.dep_ in ("aux", "auxpass", "prt") and c.i > root.i]
+                    words += [w for o in child.children if o.dep_ == "dobj" and o.pos_ in NOUN_POS
+                              for w in self.modifiers(o) + [o]]
             words += self.prepositional_complement(root)
         else:
             words = list(span)
