@@ -148,12 +148,12 @@ class PhraseFinder:
         self.negated_symptom_particles: dict[str, list[str]] = dict(rules.get("negated_symptom_particles", {}))
         self.symptom_ends: dict[str, str] = dict(rules.get("symptom_ends", {}))
         self.attempt_verbs = set(rules.get("attempt_verbs", []))
-        # The words that say how something failed ("start", "failure", "crash"), not what failed.
-        # (Not the verbs whose negation fails: "process" and "access" also name things.)
-        self.failure_words = {word for table in (self.symptom_verbs, self.symptom_states) for key in table
-                              for word in key.split()} | {word for table in (self.symptom_verbs, self.symptom_states,
-                                                                              self.negated_symptom_verbs)
-                                                          for value in table.values() for word in value.split()}
+        # The words that say how something failed ("crash", "start failure"), not what failed: the
+        # failure verbs and states and every failure's name. (Not the verbs whose negation is a
+        # failure: "process" and "access" also name things.)
+        failures = [*self.symptom_verbs, *self.symptom_states,
+                    *self.symptom_verbs.values(), *self.symptom_states.values(), *self.negated_symptom_verbs.values()]
+        self.failure_words = {word for failure in failures for word in failure.split()}
         self.safeguard_verbs = set(rules.get("safeguard_verbs", []))
         self.lack_verbs = set(rules.get("lack_verbs", []))
         self.absence_governors = set(rules.get("absence_governors", []))
@@ -502,7 +502,7 @@ class PhraseFinder:
                 # a generic head is one when its modifiers say what ("elevated build queue times").
                 specific = span.root.norm_ not in self.generic_heads or self.content_words(span) >= 3
                 failure = self.caused_failures.get(verb.norm_) if not passive else None
-                if failure is not None and span.root.pos_ != "VERB" and target.i < span.end:
+                if failure is not None and span.root.pos_ != "VERB":
                     # "took down Facebook and Instagram", "corrupted user sessions": what was done to
                     # the object, with the verb, is the symptom, named by the object and the failure.
                     outage = self.trim(verb.doc[verb.i:span.end])
