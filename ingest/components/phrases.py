@@ -719,24 +719,20 @@ class PhraseFinder:
                 noun, end = self.symptom_states[states[0].lower_], states[0].i + 1
         if noun is None:
             return None
-        if negated and verb.norm_ in self.negated_symptom_particles and not any(
-                c.lower_ in self.negated_symptom_particles[verb.norm_] for c in verb.children):
-            return None  # "would not come back up" failed; "help did not come" says nothing failed
-        if negated:
-            end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt"
-                                   or c.lower_ in self.negated_symptom_particles.get(verb.norm_, ())]) + 1
-        if not negated and verb.norm_ in self.symptom_verbs:
-            if verb.pos_ != "VERB":
+        if negated or verb.norm_ in self.symptom_verbs:
+            if not negated and verb.pos_ != "VERB":
                 return None
-            particles = self.symptom_particles.get(verb.norm_)
+            # A failure told with a particle needs it: "went down"; "would not come back up", while
+            # "help did not come" says nothing failed.
+            particles = (self.negated_symptom_particles if negated else self.symptom_particles).get(verb.norm_)
             # "stopped processing invoices" is parsed at times as "stopped [processing invoices]"
             misparsed = [g for c in verb.children if c.dep_ == "dobj" for g in c.children
-                         if g.dep_ in ("compound", "amod") and g.i == verb.i + 1]
+                         if g.dep_ in ("compound", "amod") and g.i == verb.i + 1] if not negated else []
             if particles and not any(c.lower_ in particles for c in [*verb.children, *misparsed]):
                 return None
             end = max([end - 1] + [c.i for c in verb.children if c.dep_ == "prt" or (particles and c.lower_ in particles)]) + 1
             attempted = [c for c in verb.children if c.dep_ == "xcomp" and c.pos_ == "VERB" and c.i == verb.i + 2
-                         and verb.norm_ in self.attempt_verbs]
+                         and verb.norm_ in self.attempt_verbs and not negated]
             if attempted:  # "the cluster failed to elect a leader": what it failed to do
                 action = attempted[0]
                 end = max([action.i] + [c.i for c in action.children if c.dep_ == "prt"]) + 1
