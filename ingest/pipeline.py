@@ -97,6 +97,7 @@ def build_pipeline(taxonomy: Taxonomy | None = None, use_trained: bool = True,
     nlp.add_pipe("incident_organisations", config={"cues": cues})
     nlp.add_pipe("incident_narrative", config={"cues": patterns_file("narrative.toml"),
                                                "effect_phrases": cues["cause_precedes"]})
+    nlp.add_pipe("incident_mention_extent")
     initialize_own_pipes(nlp, trained)
     with warnings.catch_warnings():
         # W012: the phrase patterns run through the lemmatizer on purpose, to match on NORM.

@@ -260,7 +260,7 @@ def test_a_missing_safeguard_is_kept_as_a_factor_named_for_its_absence(extract):
     case = extract("[Example](https://example.org/p). The ledger service stalled for an hour. The nightly "
                    "export had no integrity check, and nobody reviewed the new retention job.\n")
     factors = {m.name: m.mention for m in case.mentions_of("ContributingFactor")}
-    assert factors.get("no integrity check") == "no integrity check", factors
+    assert "no integrity check" in factors.get("no integrity check", ""), factors
     assert any(name.startswith("nobody reviewed") and mention.lower() == "nobody reviewed the new retention job"
                for name, mention in factors.items()), factors
 

@@ -5,8 +5,8 @@ from incident_graph.ingest.components import MENTIONS
 
 def found(nlp, text: str, attribute: str = "text") -> dict[str, set[str]]:
     """Role -> mention texts (or another attribute of the mentions: "id_" for their names), from
-    the phrase finder alone (before the classifier decides)."""
-    with nlp.select_pipes(disable=["incident_entity_classifier"]):
+    the phrase finder alone (before the classifier decides, and before mentions are widened)."""
+    with nlp.select_pipes(disable=["incident_entity_classifier", "incident_mention_extent"]):
         doc = nlp(text)
     roles: dict[str, set[str]] = {}
     for span in doc.spans[MENTIONS]:
