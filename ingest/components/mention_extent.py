@@ -16,8 +16,8 @@ from typing import Iterable
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, TIME_ENTITIES, in_markup, name_words,
-                                                    remade)
+from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, TIME_ENTITIES,
+                                                    in_markup, name_words, remade)
 
 CLAUSE_MARKS = {",", ";", ":", "(", ")", "[", "]", "{", "}", "\u2014", "\u2013", '"', "\u201c", "\u201d"}
 LEADING_WORDS = ("DET", "PRON", "PUNCT", "CCONJ", "SCONJ", "ADP", "PART", "AUX")
@@ -50,6 +50,7 @@ class MentionExtent:
             # One finding's statement does not take in another kind's: "a bug in the kernel
             # driver crashed the storage servers" is the servers' crash, and the bug its cause.
             others = {i for other in spans if other.label_ in self.statement_types and other.label_ != span.label_
+                      and float(other._.confidence or 0.0) >= MIN_CONFIDENCE
                       and (other.end <= span.start or other.start >= span.end) for i in range(other.start, other.end)}
             start, end = statement_extent(span, others)
         elif span.label_ in self.phrase_types:
