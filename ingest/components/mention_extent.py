@@ -11,7 +11,7 @@ length in content words. Names, confidences and every earlier decision are untou
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
@@ -23,6 +23,8 @@ CLAUSE_MARKS = {",", ";", ":", "(", ")", "[", "]", "{", "}", "\u2014", "\u2013",
 LEADING_WORDS = ("DET", "PRON", "PUNCT", "CCONJ", "SCONJ", "ADP", "PART", "AUX")
 SUBJECTS = ("nsubj", "nsubjpass", "expl")
 OTHER_PHRASES = ("conj", "cc", "relcl", "appos", "punct")  # what a noun phrase governs that says something else
+MAX_REACH = 3 * MAX_NAME_WORDS  # tokens a mention may gain on either side: a name's length with its function words
+MAX_WALK = 64  # steps up the parse from a token to the head it may belong to
 TRAILING_WORDS = ("DET", "PUNCT", "CCONJ", "SCONJ", "ADP", "AUX", "PART")
 
 
@@ -42,17 +44,25 @@ class MentionExtent:
     def __call__(self, doc: Doc) -> Doc:
         if MENTIONS in doc.spans:
             spans = list(doc.spans[MENTIONS])
-            doc.spans[MENTIONS] = [self.widened(span, spans) for span in spans]
+            # Kept findings by the tokens they cover, read once: a statement asks only about the
+            # few tokens next to it, so a write-up of thousands of mentions stays linear.
+            covering: dict[int, list[Span]] = {}
+            for other in spans:
+                if other.label_ in self.statement_types and float(other._.confidence or 0.0) >= MIN_CONFIDENCE:
+                    for i in range(other.start, other.end):
+                        covering.setdefault(i, []).append(other)
+            doc.spans[MENTIONS] = [self.widened(span, covering) for span in spans]
         return doc
 
-    def widened(self, span: Span, spans: list[Span]) -> Span:
+    def widened(self, span: Span, covering: dict[int, list[Span]]) -> Span:
         if span.label_ in self.statement_types:
             # One finding's statement does not take in another kind's: "a bug in the kernel
             # driver crashed the storage servers" is the servers' crash, and the bug its cause.
-            others = {i for other in spans if other.label_ in self.statement_types and other.label_ != span.label_
-                      and float(other._.confidence or 0.0) >= MIN_CONFIDENCE
-                      and (other.end <= span.start or other.start >= span.end) for i in range(other.start, other.end)}
-            start, end = statement_extent(span, others)
+            def another_finding(i: int) -> bool:
+                return any(other.label_ != span.label_ and (other.end <= span.start or other.start >= span.end)
+                           for other in covering.get(i, ()))
+
+            start, end = statement_extent(span, another_finding)
         elif span.label_ in self.phrase_types:
             start, end = phrase_extent(span)
         else:
@@ -74,38 +84,58 @@ def fits(doc: Doc, start: int, end: int) -> bool:
     return name_words(doc[start:end].text) <= MAX_NAME_WORDS
 
 
-def statement_extent(span: Span, others: set[int] = frozenset()) -> tuple[int, int]:
+def governed_by(token: Token, head: Token, left_out: Callable[[Token], bool]) -> bool:
+    """`head` is `token` or above it, and no token on the way up is `left_out`. The walk is
+    bounded: a parse deeper than MAX_WALK says nothing a name could use."""
+    for _ in range(MAX_WALK):
+        if token.i == head.i:
+            return True
+        if left_out(token) or token.head.i == token.i:
+            return False
+        token = token.head
+    return False
+
+
+def statement_extent(span: Span, another_finding: Callable[[int], bool] = lambda i: False) -> tuple[int, int]:
     """The span's clause between the clause marks round it, taken word by word outwards (first
     to the left, where the subject is, then to the right) while it stays a name's length. Its
-    clause is what the nearest verb over it governs, less a relative clause the span is not in
-    ("a race condition that corrupted user sessions" is the sessions' corruption); a date or time
-    before the span ends it ("Earlier that Saturday" is when, not what, happened), while one after
-    it says how long ("unusable for the entire weekend")."""
-    doc = span.doc
-    clause = clause_tokens(span) - others
+    clause is what the nearest verb over it governs, less a relative clause or a coordinated
+    clause with its own subject that the span is not in ("a race condition that corrupted user
+    sessions" is the sessions' corruption); a date or time before the span ends it ("Earlier that
+    Saturday" is when, not what, happened), while one after it says how long ("unusable for the
+    entire weekend")."""
+    doc, sentence, head = span.doc, span.sent, clause_head(span)
+
+    def other_clause(token: Token) -> bool:
+        return (token.dep_ == "relcl" or token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
+                and any(child.dep_ in SUBJECTS for child in token.children)) \
+            and (token.right_edge.i < span.start or token.left_edge.i >= span.end)  # holds none of the span
+
+    def in_clause(i: int) -> bool:
+        if not sentence.start <= i < sentence.end or another_finding(i):
+            return False
+        return governed_by(doc[i], head or sentence.root, other_clause)
+
     start, end = span.start, span.end
-    while start - 1 in clause and not ends_clause(doc[start - 1]) and doc[start - 1].ent_type_ not in TIME_ENTITIES \
-            and fits(doc, start - 1, end):
+    while start - 1 >= span.start - MAX_REACH and in_clause(start - 1) and not ends_clause(doc[start - 1]) \
+            and doc[start - 1].ent_type_ not in TIME_ENTITIES and fits(doc, start - 1, end):
         start -= 1
-    while end in clause and not ends_clause(doc[end]) and not ends_clause(doc[end - 1]) \
-            and fits(doc, start, end + 1):
+    while end < span.end + MAX_REACH and in_clause(end) and not ends_clause(doc[end]) \
+            and not ends_clause(doc[end - 1]) and fits(doc, start, end + 1):
         end += 1
     return trimmed(span, start, end)
 
 
-def clause_tokens(span: Span) -> set[int]:
-    """The indices of the tokens of the span's clause (see statement_extent)."""
+def clause_head(span: Span) -> Token | None:
+    """The nearest verb over the span's head, or None (a fragment: its whole sentence)."""
     head = span.root
-    while head.pos_ not in ("VERB", "AUX") and head.head.i != head.i:
+    for _ in range(MAX_WALK):
+        if head.pos_ in ("VERB", "AUX"):
+            return head
+        if head.head.i == head.i:
+            return None
         head = head.head
-    tokens = set(range(span.sent.start, span.sent.end)) if head.pos_ not in ("VERB", "AUX") \
-        else {token.i for token in head.subtree}
-    for token in span.sent:
-        other_clause = token.dep_ == "relcl" or token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") \
-            and any(child.dep_ in SUBJECTS for child in token.children)
-        if token.i in tokens and other_clause and not any(span.start <= t.i < span.end for t in token.subtree):
-            tokens -= {t.i for t in token.subtree}
-    return tokens | set(range(span.start, span.end))
+    return None
 
 
 def phrase_extent(span: Span) -> tuple[int, int]:
@@ -117,18 +147,24 @@ def phrase_extent(span: Span) -> tuple[int, int]:
     while head.dep_ in ("compound", "amod", "nmod") and head.head.pos_ in ("NOUN", "PROPN") \
             and head.head.i > head.i and head.head.sent == head.sent:
         head = head.head
-    own = {token.i for token in head.subtree} - {t.i for child in head.children if child.dep_ in OTHER_PHRASES
-                                                 for t in child.subtree}
-    own |= set(range(span.start, span.end))
+
+    def other_phrase(token: Token) -> bool:
+        return token.head.i == head.i and token.dep_ in OTHER_PHRASES
+
+    def own(i: int) -> bool:
+        return span.start <= i < span.end or 0 <= i < len(doc) and governed_by(doc[i], head, other_phrase)
+
     start, end = span.start, span.end
-    while start - 1 in own and not ends_clause(doc[start - 1]):
+    while start - 1 >= span.start - MAX_REACH and own(start - 1) and not ends_clause(doc[start - 1]):
         start -= 1
-    while end in own and not ends_clause(doc[end]) and not ends_clause(doc[end - 1]):
+    while end < span.end + MAX_REACH and own(end) and not ends_clause(doc[end]) and not ends_clause(doc[end - 1]):
         end += 1
-    for start, end in ((start, end), (start, max(head.i + 1, span.end))):
-        start, end = trimmed(span, start, end)
-        if fits(doc, start, end):
-            return start, end
+    whole = (start, end) if start > span.start - MAX_REACH and end < span.end + MAX_REACH else None
+    for extent in (whole, (start, max(head.i + 1, span.end))):
+        if extent is not None:
+            wide_start, wide_end = trimmed(span, *extent)
+            if fits(doc, wide_start, wide_end):
+                return wide_start, wide_end
     return span.start, span.end
 
 
