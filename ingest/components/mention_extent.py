@@ -96,7 +96,7 @@ def governed_by(token: Token, head: Token, left_out: Callable[[Token], bool]) ->
     return False
 
 
-def statement_extent(span: Span, another_finding: Callable[[int], bool] = lambda i: False) -> tuple[int, int]:
+def statement_extent(span: Span, another_finding: Callable[[int], bool]) -> tuple[int, int]:
     """The span's clause between the clause marks round it, taken word by word outwards (first
     to the left, where the subject is, then to the right) while it stays a name's length. Its
     clause is what the nearest verb over it governs, less a relative clause or a coordinated
@@ -114,7 +114,7 @@ def statement_extent(span: Span, another_finding: Callable[[int], bool] = lambda
     def in_clause(i: int) -> bool:
         if not sentence.start <= i < sentence.end or another_finding(i):
             return False
-        return governed_by(doc[i], head or sentence.root, other_clause)
+        return governed_by(doc[i], head, other_clause)
 
     start, end = span.start, span.end
     while start - 1 >= span.start - MAX_REACH and in_clause(start - 1) and not ends_clause(doc[start - 1]) \
@@ -126,16 +126,17 @@ def statement_extent(span: Span, another_finding: Callable[[int], bool] = lambda
     return trimmed(span, start, end)
 
 
-def clause_head(span: Span) -> Token | None:
-    """The nearest verb over the span's head, or None (a fragment: its whole sentence)."""
+def clause_head(span: Span) -> Token:
+    """The nearest verb over the span's head, or its sentence's root (a fragment is its whole
+    sentence)."""
     head = span.root
     for _ in range(MAX_WALK):
         if head.pos_ in ("VERB", "AUX"):
             return head
         if head.head.i == head.i:
-            return None
+            break
         head = head.head
-    return None
+    return span.sent.root
 
 
 def phrase_extent(span: Span) -> tuple[int, int]:
