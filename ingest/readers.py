@@ -220,18 +220,32 @@ def writeup_from_text(text: str, origin: str, default_id: str) -> WriteUp:
 # a section's label ("Summary of impact: ...") does not name anyone either (section_headings).
 TITLE_PREFIX_WORDS = {"post-mortem", "postmortem", "post mortem", "incident", "incident report", "outage",
                       "update", "retrospective", "review", "incident review", "resolved", "investigating",
-                      "identified", "monitoring", "case study", "analysis", "report", "the", "how", "why", "what"}
-TITLE_ORGANISATION = re.compile(r"^([^:\n]{1,40}):\s+\S")
+                      "identified", "monitoring", "case study", "analysis", "report", "the", "how", "why", "what",
+                      "partial", "major", "minor", "brief", "global", "regional", "intermittent", "scheduled",
+                      "unplanned", "elevated", "degraded", "production", "service", "security"}
+# Words that end the name before a title's colon or dash without being part of it: what kind of
+# report it is ("Netlify learning review: ...", "OpenAI status - Elevated errors").
+TITLE_REPORT_WORDS = {"post-mortem", "postmortem", "post", "mortem", "post-incident", "incident", "review",
+                      "learning", "report", "rca", "root", "cause", "analysis", "status", "update", "summary",
+                      "retrospective", "outage", "preliminary", "final", "pir"}
+# The name before a title's colon, or before a spaced dash after a report word ("X status - ...").
+TITLE_ORGANISATION = re.compile(r"^([^:\n]{1,60}?)(:|\s[-\u2013\u2014]\s)\s*\S")
 
 
 def title_organisation(text: str, title: str) -> FrontMatterField | None:
-    """The name before the colon of a title such as "Cloudflare: a bad config took down the edge"."""
+    """The name before the colon (or spaced dash) of a title such as "Cloudflare: a bad config took
+    down the edge", without the words that say what kind of report it is ("Opbeat post-mortem: ...")."""
     match = TITLE_ORGANISATION.match(title)
     if not match:
         return None
-    name = match.group(1).strip()
-    if name.lower() in TITLE_PREFIX_WORDS or normalise_heading(name) in section_headings() or len(name.split()) > 4 \
-            or not NAME_LABEL.match(name):
+    words = match.group(1).split()
+    while words and words[-1].lower().strip("()") in TITLE_REPORT_WORDS:
+        words.pop()
+    if match.group(2) != ":" and len(words) == len(match.group(1).split()):
+        return None  # "GitHub Codespaces - Failures creating codespaces": a status page names the product
+    name = " ".join(words).removesuffix("'s").removesuffix("\u2019s")
+    if not name or name.lower() in TITLE_PREFIX_WORDS or normalise_heading(name) in section_headings() \
+            or len(words) > 4 or not NAME_LABEL.match(name):
         return None
     start = text.find(name)
     if start < 0:

@@ -22,6 +22,14 @@ def make_organisations(nlp: Language, name: str, cues: dict[str, Any], confidenc
 CAPITALISED = {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9&.-]*$"}}
 
 
+def capitalised_run_start(doc: Doc, start: int, end: int) -> int:
+    """Where the run of capitalised words that ends a match begins."""
+    first = end
+    while first > start and doc[first - 1].text[:1].isupper():
+        first -= 1
+    return first
+
+
 class OrganisationFinder:
     """Organisations without a trained NER model: a capitalised name with a company suffix
     ("Knight Capital Group"), a possessive before staff or systems ("ByteDance's engineers"), or
@@ -65,7 +73,7 @@ class OrganisationFinder:
             if rule == "POSSESSIVE":
                 span = doc[start:end - 2]
             elif rule == "PRECEDING":
-                span = doc[start + next(i for i, t in enumerate(span) if t.text[:1].isupper()):end]
+                span = doc[capitalised_run_start(doc, start, end):end]  # "Here at Initech": Initech
             span = self.strip_sentence_start(span)
             if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
                 continue

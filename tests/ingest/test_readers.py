@@ -121,6 +121,19 @@ def test_a_title_naming_the_organisation_before_a_colon():
         assert writeup_from_text(f"# {title}\n\nRouters crashed.\n", "b.md", "b").organisation is None
 
 
+def test_a_title_names_the_organisation_without_the_kind_of_report():
+    from incident_graph.ingest.readers import writeup_from_text
+
+    titles = {"Netlify learning review: API and origin outage": "Netlify", "Opbeat post-mortem: intake outage": "Opbeat",
+              "IONOS Cloud RCA: control plane degradation": "IONOS Cloud", "Initrode's incident report: DNS": "Initrode",
+              "OpenAI status \u2014 Elevated errors on the API": "OpenAI", "Project Helix Status - Page delivery issues":
+              "Project Helix", "Partial outage: cache requests fail": None, "Incident report: tokens overwritten": None,
+              # A status page's "Product - what happened" names the product, not who runs it.
+              "GitHub Codespaces - Failures creating codespaces": None}
+    for title, organisation in titles.items():
+        assert writeup_from_text(f"# {title}\n\nRouters crashed.\n", "t.md", "t").organisation == organisation, title
+
+
 def test_a_section_label_opening_a_plain_text_report_names_no_organisation():
     from incident_graph.ingest.readers import writeup_from_text
 

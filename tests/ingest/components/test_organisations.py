@@ -36,3 +36,12 @@ def test_a_name_used_as_a_system_is_no_organisation(extract):
     found = organisations(extract(PRODUCT_AND_COMPANY))
     assert "Honeycomb" in found
     assert not {"Shepherd", "Refinery"} & found, found
+
+
+def test_we_at_a_name_is_the_author_organisation(extract):
+    """Said once and mid-sentence, a name the NER alone would not keep; "we at" or "here at" says
+    the write-up's authors work there."""
+    found = organisations(extract("# Dropped telemetry\n\nOn 6 November we at Quillfeather turned away a few percent "
+                                  "of the events our customers sent. Here at Brambleworks the pager stayed quiet.\n"))
+    assert {"Quillfeather", "Brambleworks"} <= found, found
+    assert not any(name.startswith(("at ", "Here")) for name in found), found
