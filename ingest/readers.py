@@ -228,6 +228,10 @@ TITLE_PREFIX_WORDS = {"post-mortem", "postmortem", "post mortem", "incident", "i
 TITLE_REPORT_WORDS = {"post-mortem", "postmortem", "post", "mortem", "post-incident", "incident", "review",
                       "learning", "report", "rca", "root", "cause", "analysis", "status", "update", "summary",
                       "retrospective", "outage", "preliminary", "final", "pir"}
+# A first line that opens with these is a sentence, not a name: "By 16:38 UTC the page said ...",
+# "We prepared anyway: ...".
+TITLE_SENTENCE_OPENERS = {"by", "at", "on", "in", "from", "since", "until", "after", "before", "around", "between",
+                          "during", "we", "our", "i", "it", "they", "this", "a", "an", "then", "when", "as"}
 # The name before a title's colon, or before a spaced dash after a report word ("X status - ...").
 TITLE_ORGANISATION = re.compile(r"^([^:\n]{1,60}?)(:|\s[-\u2013\u2014]\s)\s*\S")
 
@@ -245,7 +249,8 @@ def title_organisation(text: str, title: str) -> FrontMatterField | None:
         return None  # "GitHub Codespaces - Failures creating codespaces": a status page names the product
     name = " ".join(words).removesuffix("'s").removesuffix("\u2019s")
     if not name or name.lower() in TITLE_PREFIX_WORDS or normalise_heading(name) in section_headings() \
-            or len(words) > 4 or not NAME_LABEL.match(name):
+            or len(words) > 4 or not NAME_LABEL.match(name) or words[0].lower() in TITLE_SENTENCE_OPENERS \
+            or any(word.isdigit() for word in words):
         return None
     start = text.find(name)
     if start < 0:

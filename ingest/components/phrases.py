@@ -158,6 +158,7 @@ class PhraseFinder:
         self.lack_verbs = set(rules.get("lack_verbs", []))
         self.absence_governors = set(rules.get("absence_governors", []))
         self.denying_subjects = set(rules.get("denying_subjects", []))
+        self.working_verbs = set(rules.get("working_verbs", []))
         self.disabling_verbs = set(rules.get("disabling_verbs", []))
         self.detection_verbs = set(rules.get("detection_verbs", []))
         self.safeguard_nouns = set(rules.get("safeguard_nouns", []))
@@ -971,13 +972,23 @@ class PhraseFinder:
         return known[verb.i]
 
     def verb_denies_impact(self, verb: Token) -> bool:
-        if self.still_could(verb):
+        if self.still_could(verb) or self.subject_denies(verb):
             return True
         complements = [c for c in verb.children if c.dep_ in ("acomp", "oprd", "advmod", "prt", "xcomp")]
         return any(c.lower_ in self.denied_states
                    or ((verb.lemma_.lower(), c.lemma_.lower()) in self.denied_continuations
                        and not any(g.lower_ in ("out", "down") for g in c.children))  # "kept running out of memory"
                    for c in complements)
+
+    def subject_denies(self, verb: Token) -> bool:
+        """"Nobody lost any data", "no email was lost", "none of the nodes crashed": a denying subject
+        of a failure says it did not happen (but "nobody could log in" and "nothing worked" are
+        failures: `working_verbs`)."""
+        if has_ability_modal(verb) or self.is_negated(verb) or verb.lemma_.lower() in self.working_verbs:
+            return False
+        return any(c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in self.denying_subjects
+                                                         or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
+                   for c in verb.children)
 
     def still_could(self, verb: Token) -> bool:
         """What could still be done, set against what could not: "users could read their projects

@@ -129,7 +129,9 @@ def test_a_title_names_the_organisation_without_the_kind_of_report():
               "OpenAI status \u2014 Elevated errors on the API": "OpenAI", "Project Helix Status - Page delivery issues":
               "Project Helix", "Partial outage: cache requests fail": None, "Incident report: tokens overwritten": None,
               # A status page's "Product - what happened" names the product, not who runs it.
-              "GitHub Codespaces - Failures creating codespaces": None}
+              "GitHub Codespaces - Failures creating codespaces": None,
+              # A first line that is a sentence.
+              "By 16:38 UTC the status page said so": None, "We prepared anyway: we added a disk": None}
     for title, organisation in titles.items():
         assert writeup_from_text(f"# {title}\n\nRouters crashed.\n", "t.md", "t").organisation == organisation, title
 

@@ -361,3 +361,11 @@ def test_what_the_services_users_could_not_do_is_kept_by_its_rule(extract):
                    "paper, and delays spread through the day.")
     symptoms = {m.name: m.method for m in case.mentions_of("Symptom")}
     assert symptoms.get("passenger unable to check in") == "inability", symptoms
+
+
+def test_what_nobody_lost_is_no_symptom(extract):
+    case = extract("# Patch update\n\nThe app stopped getting past the start screen for about 300 users. "
+                   "Nobody lost any data, and no email was lost either.\n")
+    symptoms = {m.mention.lower() for m in case.mentions_of("Symptom")}
+    assert not any("lost" in text for text in symptoms), symptoms
+    assert any("start screen" in text for text in symptoms), symptoms

@@ -230,6 +230,19 @@ def test_a_clause_saying_something_came_through_unharmed_denies_impact(nlp):
         assert not finder.denies_impact(doc[subject.left_edge.i:subject.i + 1]), sentence
 
 
+def test_a_denying_subject_of_a_failure_denies_impact(nlp):
+    finder = nlp.get_pipe("incident_phrases")
+    for sentence in ("Nobody lost any data.", "No email was lost.", "None of the storage nodes crashed."):
+        doc = nlp(sentence)
+        verb = next(t for t in doc if t.pos_ == "VERB")
+        assert finder.denies_impact(doc[verb.i:verb.i + 1]), sentence
+    # What nobody could do, and nothing going right, are failures.
+    for sentence in ("Nobody could log in.", "Nothing worked.", "No request succeeded.", "The servers lost power."):
+        doc = nlp(sentence)
+        verb = next(t for t in doc if t.pos_ == "VERB")
+        assert not finder.denies_impact(doc[verb.i:verb.i + 1]), sentence
+
+
 def test_a_safeguard_switched_off_before_the_incident_is_a_factor(nlp):
     for sentence, words in (("Our consumer-lag alert had been muted since a previous incident.", "alert had been muted"),
                             ("The disk usage check was disabled in March.", "check was disabled"),
