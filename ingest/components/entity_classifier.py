@@ -194,6 +194,8 @@ class EntityClassifier:
                     continue  # "the load balancers": what was hit, not how it failed
                 if self.is_no_finding(candidate.span, label, cues):
                     continue
+                if label == "Component" and not candidate.known and opens_with_negation(candidate.span, cues):
+                    continue  # "no other products were affected": what the incident did not touch
                 if organisation:
                     continue  # "a team at Initech Systems": incident_organisations decides on names like it
                 if section_type not in (None, label) and not (candidate.known or is_proper(candidate.span)):

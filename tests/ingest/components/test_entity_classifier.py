@@ -366,3 +366,11 @@ def test_what_the_services_users_could_not_do_is_kept_by_its_rule(extract):
     symptoms = {m.name: m.method for m in case.mentions_of("Symptom")}
     assert symptoms.get("passenger unable to check in") == "inability", symptoms
 
+
+
+def test_what_the_incident_did_not_touch_is_no_component(extract):
+    case = extract("# Mail outage\n\nThe mail database crashed after a bad schema migration. "
+                   "No other Rackspace products or businesses were affected.\n")
+    components = {m.mention.lower() for m in case.mentions_of("Component")}
+    assert not any(text.startswith("no ") for text in components), components
+    assert any("database" in text for text in components), components
