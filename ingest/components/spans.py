@@ -53,7 +53,9 @@ def bullet_label(bullet: Span, trim: Callable[[Span], Span | None]) -> Span | No
     """A bullet's opening sentence, trimmed, when more follows it and it is a name, as a label is:
     "**Data voids.** For queries that ..." is named by "Data voids"; None for a bullet of one
     sentence or one that opens with prose."""
-    first = next(iter(bullet.sents), None)
+    # The first sentence with a word inside the bullet: a numbered bullet's "1. *" can end the
+    # sentence before it ("Three things went wrong:\n1. *Too much data.* A few tenants ...").
+    first = next((s for s in bullet.sents if any(t.is_alpha for t in bullet.doc[max(s.start, bullet.start):s.end])), None)
     if first is None or first.end >= bullet.end:
         return None
     label = trim(bullet.doc[max(first.start, bullet.start):first.end])

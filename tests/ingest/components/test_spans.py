@@ -28,3 +28,13 @@ def test_a_bullets_opening_sentence_is_its_label_when_more_follows(nlp, bullet, 
     doc = nlp(bullet)
     found = bullet_label(doc[:], trim=lambda span: span)
     assert (found.text if found is not None else None) == label
+
+
+def test_a_numbered_bullets_label_after_a_sentence_ending_in_its_marker(nlp):
+    """The parse can end the sentence before a numbered bullet at its "1. *": the label is the
+    bullet's first sentence with a word in it."""
+    text = "Three things stacked up:\n1. *Too much data from a few tenants.* A handful of clusters wrote far too much."
+    doc = nlp(text)
+    bullet = doc.char_span(text.index("*Too"), len(text), alignment_mode="expand")
+    found = bullet_label(bullet, trim=lambda span: span)
+    assert found is not None and found.text.startswith("Too much data from a few tenants"), found
