@@ -28,18 +28,26 @@ MAX_WALK = 64  # steps up the parse from a token to the head it may belong to
 TRAILING_WORDS = ("DET", "PUNCT", "CCONJ", "SCONJ", "ADP", "AUX", "PART")
 
 
+# Verbs that only link a cause to its effect: "a migration caused a hard outage" states two
+# findings, and neither statement takes in the verb or the other side. (A verb that says how
+# things failed, "a bug crashed the servers", is part of the effect's statement.)
+LINK_VERBS = ["cause", "trigger", "lead", "result", "spark", "provoke", "induce", "prompt"]
+
+
 @Language.factory("incident_mention_extent",
                   default_config={"statement_types": ["Symptom", "RootCause", "ContributingFactor"],
-                                  "phrase_types": ["Component"]})
+                                  "phrase_types": ["Component"], "link_verbs": LINK_VERBS})
 def make_mention_extent(nlp: Language, name: str, statement_types: list[str],
-                        phrase_types: list[str]) -> "MentionExtent":
-    return MentionExtent(statement_types, phrase_types)
+                        phrase_types: list[str], link_verbs: list[str]) -> "MentionExtent":
+    return MentionExtent(statement_types, phrase_types, link_verbs)
 
 
 class MentionExtent:
-    def __init__(self, statement_types: Iterable[str], phrase_types: Iterable[str]) -> None:
+    def __init__(self, statement_types: Iterable[str], phrase_types: Iterable[str],
+                 link_verbs: Iterable[str] = LINK_VERBS) -> None:
         self.statement_types = set(statement_types)
         self.phrase_types = set(phrase_types)
+        self.link_verbs = set(link_verbs)
 
     def __call__(self, doc: Doc) -> Doc:
         if MENTIONS in doc.spans:
@@ -62,7 +70,7 @@ class MentionExtent:
                 return any(other.label_ != span.label_ and (other.end <= span.start or other.start >= span.end)
                            for other in covering.get(i, ()))
 
-            start, end = statement_extent(span, another_finding)
+            start, end = statement_extent(span, another_finding, self.link_verbs)
         elif span.label_ in self.phrase_types:
             start, end = phrase_extent(span)
         else:
@@ -96,15 +104,21 @@ def governed_by(token: Token, head: Token, left_out: Callable[[Token], bool]) ->
     return False
 
 
-def statement_extent(span: Span, another_finding: Callable[[int], bool]) -> tuple[int, int]:
+def statement_extent(span: Span, another_finding: Callable[[int], bool],
+                     link_verbs: Iterable[str] = ()) -> tuple[int, int]:
     """The span's clause between the clause marks round it, taken word by word outwards (first
     to the left, where the subject is, then to the right) while it stays a name's length. Its
     clause is what the nearest verb over it governs, less a relative clause or a coordinated
     clause with its own subject that the span is not in ("a race condition that corrupted user
     sessions" is the sessions' corruption); a date or time before the span ends it ("Earlier that
     Saturday" is when, not what, happened), while one after it says how long ("unusable for the
-    entire weekend")."""
+    entire weekend"). When the verb only links a cause to its effect (`link_verbs`), the span's
+    side of it is the statement: "a hard outage of about seven minutes", not "a migration caused
+    a hard outage"."""
     doc, sentence, head = span.doc, span.sent, clause_head(span)
+    lowest, highest = sentence.start, sentence.end
+    if head.lemma_.lower() in link_verbs and not span.start <= head.i < span.end:
+        lowest, highest = (head.i + 1, highest) if head.i < span.start else (lowest, head.i)
 
     def other_clause(token: Token) -> bool:
         return (token.dep_ == "relcl" or token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
@@ -112,7 +126,7 @@ def statement_extent(span: Span, another_finding: Callable[[int], bool]) -> tupl
             and (token.right_edge.i < span.start or token.left_edge.i >= span.end)  # holds none of the span
 
     def in_clause(i: int) -> bool:
-        if not sentence.start <= i < sentence.end or another_finding(i):
+        if not lowest <= i < highest or another_finding(i):
             return False
         return governed_by(doc[i], head, other_clause)
 

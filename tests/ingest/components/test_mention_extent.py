@@ -62,3 +62,14 @@ def test_a_statement_does_not_take_in_another_kind_of_finding(extract):
     symptoms = [m.mention for m in case.mentions_of("Symptom")]
     assert any("crashed the storage servers" in mention for mention in symptoms), symptoms
     assert all("bug" not in mention for mention in symptoms), symptoms
+
+
+def test_a_verb_that_links_cause_and_effect_belongs_to_neither(extract):
+    case = extract("Statuspage, 12 August 2019: an ad-hoc database migration caused a hard outage of about "
+                   "seven minutes across several components. Most interruptions were caused by faulty software.\n")
+    symptoms = {m.mention for m in case.mentions_of("Symptom")}
+    assert any("hard outage" in mention for mention in symptoms), symptoms
+    assert all("caused" not in mention and "migration" not in mention for mention in symptoms), symptoms
+    causes = {m.mention for m in case.mentions_of("RootCause")}
+    assert any("faulty software" in mention for mention in causes), causes
+    assert all("caused" not in mention and "interruptions" not in mention for mention in causes), causes
