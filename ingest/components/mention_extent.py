@@ -22,7 +22,7 @@ from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MI
 CLAUSE_MARKS = {",", ";", ":", "(", ")", "[", "]", "{", "}", "\u2014", "\u2013", '"', "\u201c", "\u201d"}
 LEADING_WORDS = ("DET", "PRON", "PUNCT", "CCONJ", "SCONJ", "ADP", "PART", "AUX")
 SUBJECTS = ("nsubj", "nsubjpass", "expl")
-OTHER_PHRASES = ("conj", "cc", "relcl", "appos", "punct")  # what a noun phrase governs that says something else
+OTHER_PHRASES = ("conj", "cc", "relcl", "acl", "appos", "punct")  # what a noun phrase governs that says something else
 MAX_REACH = 3 * MAX_NAME_WORDS  # tokens a mention may gain on either side: a name's length with its function words
 MAX_WALK = 64  # steps up the parse from a token to the head it may belong to
 TRAILING_WORDS = ("DET", "PUNCT", "CCONJ", "SCONJ", "ADP", "AUX", "PART")

@@ -73,3 +73,9 @@ def test_a_verb_that_links_cause_and_effect_belongs_to_neither(extract):
     causes = {m.mention for m in case.mentions_of("RootCause")}
     assert any("faulty software" in mention for mention in causes), causes
     assert all("caused" not in mention and "interruptions" not in mention for mention in causes), causes
+
+
+def test_a_component_mention_leaves_out_a_clause_about_it(extract):
+    components = mentions(extract, "A lightweight DNS forwarder used in the cluster dropped queries.\n", "Component")
+    assert "lightweight DNS forwarder" in components.values(), components
+    assert not any("cluster" in mention for mention in components.values()), components
