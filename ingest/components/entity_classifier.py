@@ -190,7 +190,7 @@ class EntityClassifier:
                 if label != "Component" and self.names_a_kind_of_component(candidate.span):
                     continue  # "DDoS" in "a DDoS scrubbing service" names the service, not an attack
                 if label == "Symptom" and not (candidate.known and candidate.proposed == label) \
-                        and self.names_only_a_component(candidate.span):
+                        and self.names_only_a_component(candidate):
                     continue  # "the load balancers": what was hit, not how it failed
                 if self.is_no_finding(candidate.span, label, cues):
                     continue
@@ -351,11 +351,13 @@ class EntityClassifier:
             head = head.head
         return head.pos_ in ("NOUN", "PROPN") and self.finder.head_type(head) == "Component"
 
-    def names_only_a_component(self, span: Span) -> bool:
-        """A noun phrase whose head names a component and no word of which says what went wrong:
-        "the load balancers" may be what failed, but a symptom says how it failed."""
-        root = span.root
-        if root.pos_ not in ("NOUN", "PROPN") or self.finder.head_type(root) != "Component":
+    def names_only_a_component(self, candidate: Candidate) -> bool:
+        """A noun phrase that the taxonomy names a component, or whose head names one, and no word
+        of which says what went wrong: "the load balancers" or "the status page" may be what
+        failed, but a symptom says how it failed."""
+        span, root = candidate.span, candidate.span.root
+        named = candidate.known and candidate.proposed == "Component"
+        if root.pos_ not in ("NOUN", "PROPN") or not (named or self.finder.head_type(root) == "Component"):
             return False
         return not any(self.finder.says_what_went_wrong(token) for token in span)
 

@@ -374,3 +374,12 @@ def test_what_the_incident_did_not_touch_is_no_component(extract):
     components = {m.mention.lower() for m in case.mentions_of("Component")}
     assert not any(text.startswith("no ") for text in components), components
     assert any("database" in text for text in components), components
+
+
+def test_a_component_the_taxonomy_names_is_no_symptom_by_itself(extract):
+    case = extract("# Login errors\n\nThe status page told customers that engineers were investigating the "
+                   "login errors. By 10:05 UTC the status page said the teams were restoring the hosts.\n")
+    symptoms = {m.name: m.mention for m in case.mentions_of("Symptom")}
+    assert "status page" not in symptoms, symptoms
+    assert "status page" in {m.name for m in case.mentions_of("Component")}
+    assert any("login errors" in mention for mention in symptoms.values()), symptoms
