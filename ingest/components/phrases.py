@@ -108,6 +108,20 @@ def relative_antecedent(verb: Token) -> Token | None:
     return verb.head
 
 
+def subjects_of(verb: Token, deps: tuple[str, ...]) -> list[Token]:
+    """The verb's subjects; a colon between one and the verb makes what precedes it a label
+    ("Acme, 12 May 2019: a hurried migration caused an outage"), and the subject is what the
+    parser hangs after the colon, if anything."""
+    subjects = []
+    for child in (c for c in verb.children if c.dep_ in deps):
+        colons = [i for i in range(child.i + 1, verb.i) if verb.doc[i].text == ":"]
+        if not colons:
+            subjects.append(child)
+            continue
+        subjects += [c for c in child.children if c.i > colons[-1] and c.dep_ in ("appos", "conj") and c.pos_ in NOUN_POS]
+    return subjects
+
+
 def is_verb_particle(token: Token, verb: Token) -> bool:
     """"down" in "went down" or "was down": a particle, or an adverb the parser tags as a preposition,
     that ends a verb phrase whole."""
@@ -285,7 +299,7 @@ class PhraseFinder:
         """What a section's opening sentence is about: "A bug in X ..." -> its subject; "X was ..."
         -> X; "It was X" / "The cause was X" -> X."""
         root = sentence.root
-        subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
+        subjects = subjects_of(root, ("nsubj", "nsubjpass"))
         if root.norm_ in COPULAR and (not subjects or subjects[0].pos_ == "PRON" or self.noun_role(subjects[0])):
             complements = [c for c in root.children if c.dep_ in ("attr", "acomp", "oprd")]
             return [span for c in complements for span in self.phrases(c)]
@@ -371,11 +385,11 @@ class PhraseFinder:
                         yield from self.effect_phrases(token, passive=True)
                 elif not passive and (norm in self.cause_verbs and self.has_cause_particle(token)
                                       and not self.only_failed(token) or self.causative(token)):
-                    for subject in (c for c in token.children if c.dep_ in ("nsubj", "csubj")):
+                    for subject in subjects_of(token, ("nsubj", "csubj")):
                         yield from ((span, "RootCause", "cue") for span in self.phrases(subject))
                     yield from self.effect_phrases(token, passive=False)
                 elif not passive and norm in self.factor_verbs:
-                    for subject in (c for c in token.children if c.dep_ == "nsubj"):
+                    for subject in subjects_of(token, ("nsubj",)):
                         yield from ((span, "ContributingFactor", "cue") for span in self.phrases(subject))
                 elif norm == "make" and any(c.lower_ in ("worse", "harder", "longer") for c in token.subtree):
                     for agent in (c for c in token.children if c.dep_ in ("agent", "nsubj")):

@@ -431,3 +431,12 @@ def test_a_clause_name_keeps_the_verb_its_verb_goes_on_with(nlp):
                            ("Pacemaker failed to promote a replica.", "pacemaker failed to promote a replica"),
                            ("The damaged racks had to be inspected.", "damaged racks had to be inspected")):
         assert core_name(nlp, sentence) == name, (sentence, core_name(nlp, sentence))
+
+
+def test_what_precedes_a_colon_is_a_label_not_the_subject(nlp):
+    """A curated summary line, "Mailhub (Initech), 2 May 2018: X caused Y": the parser may take the
+    label for the subject of "caused"; the cause is X."""
+    causes = found(nlp, "Mailhub (Initech), 2 May 2018: a hurried index rebuild caused an outage of about "
+                        "twenty minutes across several Mailhub components.").get("RootCause", set())
+    assert any("hurried index rebuild" in text for text in causes), causes
+    assert not any("Mailhub" in text or "2018" in text for text in causes), causes
