@@ -1,5 +1,7 @@
 """The spaCy pipeline on write-ups: sections, cue phrases, negation, synonyms, new mentions."""
 
+import pytest
+
 from incident_graph.ingest.extract import MAX_EVIDENCE_CHARS, Extractor, as_json
 from incident_graph.ingest.pipeline import build_pipeline, load_saved_pipeline, save_pipeline
 from incident_graph.ingest.readers import writeup_from_text
@@ -131,6 +133,16 @@ def test_synonyms_and_inflections_map_to_one_canonical_entity(extract):
     assert names(case, "Symptom") == {"loss spike"}
     gpus = extract("# GPUs\n\nTwo GPUs failed; the GPU was replaced.\n")
     assert names(gpus, "Component") == {"GPU"}
+
+
+@pytest.mark.parametrize("sentence, factor", [
+    ("We underestimated how many people would keep writing during the migration.", "mistaken assumption"),
+    ("Incident roles were unclear, so two engineers chased the same lead.", "unclear incident roles"),
+    ("The job ran on a legacy deployment that was slated for replacement.", "legacy setup"),
+])
+def test_human_and_organisational_factors_have_names(extract, sentence, factor):
+    case = extract(f"# Outage\n\nThe API returned errors for an hour. {sentence}\n")
+    assert factor in names(case, "ContributingFactor"), case.mentions
 
 
 def test_a_hang_is_a_training_job_hang_only_when_a_training_job_hangs(extract):
