@@ -193,6 +193,7 @@ class PhraseFinder:
         self.quantifiers = set(rules.get("quantifiers", []))
         self.part_nouns = set(rules.get("part_nouns", []))
         self.affected_people = set(rules.get("affected_people", []))
+        self.experience_verbs = set(rules.get("experience_verbs", []))
         self.product_vendors = set(rules.get("product_vendors", []))
         self.corporate_words = set(rules.get("corporate_words", []))
         self.cause_particles: dict[str, list[str]] = dict(rules.get("cause_particles", {}))
@@ -579,6 +580,7 @@ class PhraseFinder:
             if inability is not None:
                 yield inability, "Symptom", "inability"
                 continue
+            yield from ((span, "Symptom", "cue") for span in self.experienced(token))
             found = self.failed_clause(token)
             if found is None:
                 refusal = self.thing_could_not(token)
@@ -598,6 +600,23 @@ class PhraseFinder:
             if end - start <= self.max_words + 2:
                 name = f"{(patient or whole).norm_} {noun}"  # "the cluster lost quorum": "quorum loss"
                 yield Span(sentence.doc, start, end, label="Symptom", span_id=name), "Symptom", "cue"
+
+    def experienced(self, verb: Token) -> list[Span]:
+        """What the service's users saw, got or reported, when it is a kind of failure: "customers
+        started reporting errors throughout the UI", "users saw 502s"; not "customers received
+        their orders" (no symptom is named by "order")."""
+        if verb.lemma_.lower() not in self.experience_verbs or self.is_negated(verb):
+            return []
+        governor = verb.head if verb.dep_ == "xcomp" else verb  # "started reporting"
+        subjects = [c for c in governor.children if c.dep_ == "nsubj"]
+        if not subjects or self.whole_of(subjects[0]).norm_ not in self.affected_people:
+            return []
+        if any(c.dep_ in ("ccomp", "xcomp") for c in verb.children):
+            return []  # "customers saw API calls slow down": the failure rule reads that clause
+        objects = [c for c in verb.children if c.dep_ == "dobj" and c.pos_ in NOUN_POS]
+        failures = [o for o in objects if o.like_num or o.norm_[:3].isdigit()
+                    or self.heads.get(o.norm_, {}).get("Symptom", 0) > 0]
+        return [span for o in failures for span in self.phrases(o)]
 
     def thing_could_not(self, verb: Token) -> Span | None:
         """What a system could not or would not do: "the app would not install", "the database

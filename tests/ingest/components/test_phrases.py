@@ -440,3 +440,12 @@ def test_what_precedes_a_colon_is_a_label_not_the_subject(nlp):
                         "twenty minutes across several Mailhub components.").get("RootCause", set())
     assert any("hurried index rebuild" in text for text in causes), causes
     assert not any("Mailhub" in text or "2018" in text for text in causes), causes
+
+
+def test_what_the_users_saw_or_reported_is_a_symptom(nlp):
+    """What the people the service is for saw, got or reported, when it names a failure."""
+    for sentence, said in (("Customers started reporting errors throughout the app.", "errors"),
+                           ("Shortly after noon, users began seeing timeouts in the dashboard.", "timeouts")):
+        symptoms = found(nlp, sentence).get("Symptom", set())
+        assert any(said in text for text in symptoms), (sentence, symptoms)
+    assert "Symptom" not in found(nlp, "Customers received their parcels on Monday.")
