@@ -44,7 +44,7 @@ class OrganisationFinder:
         self.organisation_verbs = {v.lower() for v in cues.get("organisation_verbs", [])}
         self.matcher = Matcher(nlp.vocab)
         suffixes = list(cues.get("organisation_suffixes", []))
-        possessed = [p.lower() for p in cues.get("organisation_possessed", [])]
+        possessed = [p.lower() for p in cues.get("organisation_possessed", []) + cues.get("organisation_owned", [])]
         self.matcher.add("SUFFIX", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": suffixes}}]], greedy="LONGEST")
         self.matcher.add("POSSESSIVE", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": ["'s", "\u2019s"]}},
                                          {"NORM": {"IN": possessed}}]], greedy="LONGEST")

@@ -45,3 +45,13 @@ def test_we_at_a_name_is_the_author_organisation(extract):
                                   "of the events our customers sent. Here at Brambleworks the pager stayed quiet.\n"))
     assert {"Quillfeather", "Brambleworks"} <= found, found
     assert not any(name.startswith(("at ", "Here")) for name in found), found
+
+
+def test_what_a_name_owns_makes_it_a_company(extract):
+    """"Quillfeather's servers": said once, deep in the text, a possessive before what a company
+    runs names the company; "the Redis server" names none."""
+    text = ("# Stolen funds\n\n" + "The attacker prepared for weeks before the day of the theft. " * 12
+            + "They never touched Quillfeather's servers, and the Redis server stayed healthy.\n")
+    found = organisations(extract(text))
+    assert "Quillfeather" in found, found
+    assert "Redis" not in found, found
