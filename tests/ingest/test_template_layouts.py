@@ -136,3 +136,15 @@ def test_common_post_mortem_headings_open_their_sections():
     assert ("contributing_factor", "No runbook.") in found  # a heading not listed, by its keyword
     assert ("remediation", "Added a runbook.") in found
     assert ("detection", "An alert fired.") in found
+
+
+def test_what_caused_it_and_what_we_are_doing_next_open_their_sections():
+    text = ("# Outage\n\n## What caused it\n\nA release went out before its migration.\n\n"
+            "## What we are doing next\n\nA check for missing migrations.\n\n"
+            "## What caused the delay in paging\n\nThe alert was muted.\n")
+    keywords = patterns_file("sections.toml")["keywords"]
+    found = [(r.kind, text[r.start:r.end].strip()) for r in analyse(text, HEADINGS, keywords).regions
+             if r.kind != "heading"]
+    assert ("root_cause", "A release went out before its migration.") in found
+    assert ("remediation", "A check for missing migrations.") in found
+    assert ("root_cause", "The alert was muted.") not in found  # six words: no heading by keyword
