@@ -43,8 +43,7 @@ def make_mention_extent(nlp: Language, name: str, statement_types: list[str],
 
 
 class MentionExtent:
-    def __init__(self, statement_types: Iterable[str], phrase_types: Iterable[str],
-                 link_verbs: Iterable[str] = LINK_VERBS) -> None:
+    def __init__(self, statement_types: Iterable[str], phrase_types: Iterable[str], link_verbs: Iterable[str]) -> None:
         self.statement_types = set(statement_types)
         self.phrase_types = set(phrase_types)
         self.link_verbs = set(link_verbs)
@@ -104,8 +103,7 @@ def governed_by(token: Token, head: Token, left_out: Callable[[Token], bool]) ->
     return False
 
 
-def statement_extent(span: Span, another_finding: Callable[[int], bool],
-                     link_verbs: Iterable[str] = ()) -> tuple[int, int]:
+def statement_extent(span: Span, another_finding: Callable[[int], bool], link_verbs: set[str]) -> tuple[int, int]:
     """The span's clause between the clause marks round it, taken word by word outwards (first
     to the left, where the subject is, then to the right) while it stays a name's length. Its
     clause is what the nearest verb over it governs, less a relative clause or a coordinated
