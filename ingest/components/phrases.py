@@ -724,8 +724,7 @@ class PhraseFinder:
             return not self.is_negated(verb)
         if verb.norm_ not in self.safeguard_verbs or any(c.dep_ == "prt" for c in verb.children):
             return False  # "customers could not check out" is a symptom
-        return self.is_negated(verb) or any(
-            c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
+        return self.is_negated(verb) or self.has_denying_subject(verb)
 
     def trim_end(self, span: Span) -> Span | None:
         """The span without trailing punctuation or a dangling word; None when nothing is left."""
@@ -990,7 +989,7 @@ class PhraseFinder:
         says how the incident was found (unless denied: "nobody was paged" is a missing safeguard)."""
         verb = clause_verb(span)
         return verb.pos_ == "VERB" and verb.norm_ in self.detection_verbs and not self.is_negated(verb) \
-            and not any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in self.denying_subjects for c in verb.children)
+            and not self.has_denying_subject(verb)
 
     def denies_impact(self, span: Span) -> bool:
         """"Web browsers were almost entirely unaffected", "the servers stayed up", "traffic kept
@@ -1019,9 +1018,15 @@ class PhraseFinder:
         failures: `working_verbs`)."""
         if has_ability_modal(verb) or self.is_negated(verb) or verb.lemma_.lower() in self.working_verbs:
             return False
-        return any(c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in self.denying_subjects
-                                                         or any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
-                   for c in verb.children)
+        return self.has_denying_subject(verb, no_determiner=True)
+
+    def has_denying_subject(self, verb: Token, no_determiner: bool = False) -> bool:
+        """A subject that denies what the verb says ("nobody", "none"; with `no_determiner`, also
+        one that "no" determines: "no email was lost")."""
+        return any(c.dep_ in ("nsubj", "nsubjpass") and (
+            c.lower_ in self.denying_subjects
+            or no_determiner and any(d.dep_ == "det" and d.lower_ == "no" for d in c.children))
+            for c in verb.children)
 
     def still_could(self, verb: Token) -> bool:
         """What could still be done, set against what could not: "users could read their projects
