@@ -594,6 +594,8 @@ class PhraseFinder:
             if whole.norm_ in self.generic_heads or subject.norm_ in LEADING_FILLER:
                 continue
             start = self.phrase_start(whole)
+            if token.dep_ == "conj" and subject.head.i == token.head.i and token.head.i > subject.i:
+                start = token.i  # "the database ran out of disk and stopped answering": the second failure alone
             patient = self.failed_object(token, end) if not self.is_negated(token) else None
             if patient is not None and self.head_type(whole) in ("RootCause", "ContributingFactor"):
                 start = token.i  # "a bug in the driver crashed the storage servers": the cause is no part of it

@@ -449,3 +449,19 @@ def test_what_the_users_saw_or_reported_is_a_symptom(nlp):
         symptoms = found(nlp, sentence).get("Symptom", set())
         assert any(said in text for text in symptoms), (sentence, symptoms)
     assert "Symptom" not in found(nlp, "Customers received their parcels on Monday.")
+
+
+def test_a_second_failure_of_the_same_subject_is_its_own_phrase(nlp):
+    """"The database filled up and stopped answering queries": the second verb's failure is told
+    by its own words, named by the subject they share."""
+    spans = found(nlp, "On Tuesday the database filled up and stopped answering queries.", "id_")
+    texts = found(nlp, "On Tuesday the database filled up and stopped answering queries.").get("Symptom", set())
+    assert "stopped answering queries" in texts, texts
+    assert "database stoppage" in spans.get("Symptom", set()), spans
+
+
+def test_what_fell_behind_lags(nlp):
+    """"Incoming logs fell behind real time": falling behind is a lag; "revenue fell" is none."""
+    names = found(nlp, "Incoming logs fell behind real time for two hours.", "id_").get("Symptom", set())
+    assert "log lag" in names, names
+    assert "log lag" not in found(nlp, "Revenue fell sharply in May.", "id_").get("Symptom", set())
