@@ -20,6 +20,8 @@ def make_organisations(nlp: Language, name: str, cues: dict[str, Any], confidenc
 
 
 CAPITALISED = {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9&.-]*$"}}
+# A company that goes by its domain, in lower case: "incident.io", "bunny.net", "groups.io".
+DOMAIN_NAME = {"TEXT": {"REGEX": r"^[a-z][a-z0-9-]*\.(io|net|com|org|so|dev|app|ai|co|cloud|sh)$"}}
 
 
 def capitalised_run_start(doc: Doc, start: int, end: int) -> int:
@@ -52,6 +54,11 @@ class OrganisationFinder:
                      for phrase in cues.get("organisation_preceding", [])]
         if preceding:
             self.matcher.add("PRECEDING", preceding, greedy="LONGEST")
+        # A domain is a site until something says it acts: its possessive ("incident.io's monolith"),
+        # "at bunny.net", "customers of incident.io"; "buildkite.com went down" names the site.
+        self.matcher.add("DOMAIN", [[DOMAIN_NAME, {"ORTH": {"IN": ["'s", "\u2019s"]}}],
+                                    *([{"LOWER": w} for w in phrase.lower().split()] + [DOMAIN_NAME]
+                                      for phrase in ["at", *cues.get("organisation_preceding", [])])])
 
     def __call__(self, doc: Doc) -> Doc:
         layout: Layout = doc._.layout
@@ -74,11 +81,13 @@ class OrganisationFinder:
                 span = doc[start:end - 2]
             elif rule == "PRECEDING":
                 span = doc[capitalised_run_start(doc, start, end):end]  # "Here at Initech": Initech
+            elif rule == "DOMAIN":
+                span = next(doc[t.i:t.i + 1] for t in doc[start:end] if "." in t.text)
             span = self.strip_sentence_start(span)
             if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
                 continue
             # "Square's services": the possessive names the company even inside another finding.
-            if (organisations_found if rule == "POSSESSIVE" else taken).overlaps(span.start, span.end):
+            if (organisations_found if rule in ("POSSESSIVE", "DOMAIN") else taken).overlaps(span.start, span.end):
                 continue
             found.append(new_span(span, "Organisation", "taxonomy", self.confidence, layout))
             organisations_found.add(span.start, span.end)

@@ -55,3 +55,13 @@ def test_what_a_name_owns_makes_it_a_company(extract):
     found = organisations(extract(text))
     assert "Quillfeather" in found, found
     assert "Redis" not in found, found
+
+
+def test_a_company_that_goes_by_its_domain_is_found_when_it_acts(extract):
+    """"bunny.net's DNS", "here at fernpost.io": a lower-case domain name acts as a company in a
+    possessive or after "at"; "petalbox.com went down" names only the site."""
+    text = ("# DNS down\n\nReliability matters most here at fernpost.io. A corrupted file took down bunny.net's DNS "
+            "for two hours, and petalbox.com went down with it.\n")
+    found = organisations(extract(text))
+    assert {"fernpost.io", "bunny.net"} <= found, found
+    assert "petalbox.com" not in found, found
