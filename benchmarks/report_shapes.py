@@ -11,7 +11,9 @@ entity type and overall, as `incident-graph eval` scores (ingest/relaxed_match.p
 
 --folder scores another set laid out the same way (write-ups, gold.json, README.md):
 benchmarks/unseen_writeups/ holds sixteen more, written on 2026-12-01 for a measurement before
-and after one session's changes.
+and after one session's changes; benchmarks/blind_writeups/ sixteen written on 2026-12-08 by
+writers who never ran the extractor, in two halves (gold.json's `_halves`): a is read for misses,
+b is only ever scored.
 """
 
 from __future__ import annotations
