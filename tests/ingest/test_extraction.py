@@ -145,6 +145,17 @@ def test_human_and_organisational_factors_have_names(extract, sentence, factor):
     assert factor in names(case, "ContributingFactor"), case.mentions
 
 
+def test_widely_used_software_is_a_component_under_its_kind(extract):
+    """Elasticsearch, Netty and musl are named and never explained; each is a component under the
+    kind it is, and "Google-bound traffic" names no BIND (whose lemma "bound" shares)."""
+    case = extract("# Lag\n\nElasticsearch indexing fell behind for two hours. The DNS resolver in Netty and "
+                   "the musl resolver of our images mishandled search domains, and Google-bound traffic was dropped.\n")
+    components = {m.name: m for m in case.mentions_of("Component")}
+    assert {"Elasticsearch", "Netty", "musl"} <= set(components), components.keys()
+    assert components["Elasticsearch"].broader == "search engine"
+    assert not any(name.startswith("BIND") for name in components), components.keys()
+
+
 def test_a_hang_is_a_training_job_hang_only_when_a_training_job_hangs(extract):
     database = extract("# Database\n\nTwo misconfigurations caused the application database to hang.\n")
     assert "unresponsive system" in names(database, "Symptom")
