@@ -14,6 +14,9 @@ from incident_graph.ingest.components.spans import ACRONYM_PLURAL
 
 NUMBER_PLURAL = re.compile(r"^[0-9][0-9xX]*s$")
 PLURAL_TAG = "NNS"  # the tagger's plural common noun
+# Latin plurals that technical English uses as mass nouns: "regional data" is no "regional datum",
+# "storage media" no "storage medium". They keep their own form, in patterns and names alike.
+MASS_NOUNS = frozenset({"data", "metadata", "media"})
 # Regular plural endings and what replaces them, longest first: "dependencies", "caches", "rollouts".
 PLURAL_ENDINGS = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x"), ("s", ""))
 
@@ -74,6 +77,8 @@ class NormSetter:
 
 def norm_of(token: Token, table: Any) -> str:
     text = token.text
+    if text.lower() in MASS_NOUNS:
+        return text.lower()
     if ACRONYM_PLURAL.match(text):
         return text[:-1].lower()
     lemma = token.lemma_ if token.lemma_ and token.lemma_ != text else None

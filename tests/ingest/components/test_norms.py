@@ -49,3 +49,9 @@ def test_a_number_in_the_plural_keeps_its_form(nlp):
     assert found["1990s"] == "1990s"
     doc = nlp("During the incident the upstream returned 502s to our gateway.")
     assert "HTTP 5xx errors" in {span.id_ for span in doc.spans[MENTIONS] if span.label_ == "Symptom"}
+
+
+def test_data_keeps_its_form_as_a_mass_noun(extract):
+    """"Too little forensic data" is named so, not "too little forensic datum"."""
+    case = extract("# Loss\n\n## Root cause\n\n- Too little forensic data\n")
+    assert {m.name for m in case.mentions_of("RootCause")} == {"too little forensic data"}, case.mentions
