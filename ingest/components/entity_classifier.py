@@ -28,8 +28,8 @@ from spacy.tokens import Doc, Span
 from incident_graph.ingest.components.cues import (CueIndex, Cues, cause_side, ends_like_product, hedged,
                                                    is_report_title, negated, opens_with_negation)
 from incident_graph.ingest.components.phrases import DANGLING_POS, PhraseFinder, phrase_vector, unit
-from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, SKIPPED_KINDS, SpanIndex,
-                                                    bullet_label, in_markup, name_words, remade)
+from incident_graph.ingest.components.spans import (MAX_NAME_WORDS, MENTIONS, MIN_CONFIDENCE, POSSESSIVE_MARKS,
+                                                    SKIPPED_KINDS, SpanIndex, bullet_label, in_markup, name_words, remade)
 from incident_graph.ingest.sections import Layout
 
 TYPES = ("Symptom", "RootCause", "Component", "ContributingFactor")
@@ -363,7 +363,7 @@ class EntityClassifier:
 
     def names_a_product(self, span: Span) -> bool:
         """"Azure Cognitive Services", not "Square's services" (the company's, said of it)."""
-        return ends_like_product(span, self.cues) and not any(t.tag_ == "POS" or t.lower_ in ("'s", "\u2019s")
+        return ends_like_product(span, self.cues) and not any(t.tag_ == "POS" or t.lower_ in POSSESSIVE_MARKS
                                                               for t in span)
 
     def keep(self, item: tuple[float, str, Candidate], taken: dict[str, SpanIndex], cues: CueIndex,

@@ -10,7 +10,7 @@ from spacy.tokens import Doc, Span
 
 from incident_graph.ingest.components.cues import Cues, ends_like_product, is_report_title
 from incident_graph.ingest.components.new_entities import new_span
-from incident_graph.ingest.components.spans import CANDIDATES, MENTIONS, SKIPPED_KINDS, SpanIndex
+from incident_graph.ingest.components.spans import CANDIDATES, MENTIONS, POSSESSIVE_MARKS, SKIPPED_KINDS, SpanIndex
 from incident_graph.ingest.sections import Layout
 
 
@@ -22,6 +22,11 @@ def make_organisations(nlp: Language, name: str, cues: dict[str, Any], confidenc
 CAPITALISED = {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9&.-]*$"}}
 # A company that goes by its domain, in lower case: "incident.io", "bunny.net", "groups.io".
 DOMAIN_NAME = {"TEXT": {"REGEX": r"^[a-z][a-z0-9-]*\.(io|net|com|org|so|dev|app|ai|co|cloud|sh)$"}}
+
+
+def after_phrases(phrases: list[str], name: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Matcher patterns of a name after each phrase: "engineers at" + Initech."""
+    return [[{"LOWER": word} for word in phrase.lower().split()] + [name] for phrase in phrases]
 
 
 def capitalised_run_start(doc: Doc, start: int, end: int) -> int:
@@ -48,17 +53,15 @@ class OrganisationFinder:
         suffixes = list(cues.get("organisation_suffixes", []))
         possessed = [p.lower() for p in cues.get("organisation_possessed", []) + cues.get("organisation_owned", [])]
         self.matcher.add("SUFFIX", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": suffixes}}]], greedy="LONGEST")
-        self.matcher.add("POSSESSIVE", [[{**CAPITALISED, "OP": "+"}, {"ORTH": {"IN": ["'s", "\u2019s"]}},
-                                         {"NORM": {"IN": possessed}}]], greedy="LONGEST")
-        preceding = [[{"LOWER": w} for w in phrase.lower().split()] + [{**CAPITALISED, "OP": "+"}]
-                     for phrase in cues.get("organisation_preceding", [])]
+        possessive = {"ORTH": {"IN": list(POSSESSIVE_MARKS)}}
+        self.matcher.add("POSSESSIVE", [[{**CAPITALISED, "OP": "+"}, possessive, {"NORM": {"IN": possessed}}]],
+                         greedy="LONGEST")
+        preceding = list(cues.get("organisation_preceding", []))
         if preceding:
-            self.matcher.add("PRECEDING", preceding, greedy="LONGEST")
+            self.matcher.add("PRECEDING", after_phrases(preceding, {**CAPITALISED, "OP": "+"}), greedy="LONGEST")
         # A domain is a site until something says it acts: its possessive ("incident.io's monolith"),
         # "at bunny.net", "customers of incident.io"; "buildkite.com went down" names the site.
-        self.matcher.add("DOMAIN", [[DOMAIN_NAME, {"ORTH": {"IN": ["'s", "\u2019s"]}}],
-                                    *([{"LOWER": w} for w in phrase.lower().split()] + [DOMAIN_NAME]
-                                      for phrase in ["at", *cues.get("organisation_preceding", [])])])
+        self.matcher.add("DOMAIN", [[DOMAIN_NAME, possessive], *after_phrases(["at", *preceding], DOMAIN_NAME)])
 
     def __call__(self, doc: Doc) -> Doc:
         layout: Layout = doc._.layout
@@ -81,8 +84,8 @@ class OrganisationFinder:
                 span = doc[start:end - 2]
             elif rule == "PRECEDING":
                 span = doc[capitalised_run_start(doc, start, end):end]  # "Here at Initech": Initech
-            elif rule == "DOMAIN":
-                span = next(doc[t.i:t.i + 1] for t in doc[start:end] if "." in t.text)
+            elif rule == "DOMAIN":  # the domain ends "at bunny.net" and opens "bunny.net's"
+                span = doc[start:start + 1] if doc[end - 1].text in POSSESSIVE_MARKS else doc[end - 1:end]
             span = self.strip_sentence_start(span)
             if span is None or layout.kind_at(span.start_char) in SKIPPED_KINDS:
                 continue
@@ -137,7 +140,7 @@ class OrganisationFinder:
     def acts_as_company(self, ent: Span) -> bool:
         doc = ent.doc
         after = doc[ent.end] if ent.end < len(doc) else None
-        if after is not None and after.lower_ in ("'s", "\u2019s") and ent.end + 1 < len(doc):
+        if after is not None and after.lower_ in POSSESSIVE_MARKS and ent.end + 1 < len(doc):
             after = doc[ent.end + 1]
         before = doc[ent.start - 1] if ent.start > 0 else None
         return (after is not None and after.norm_ in self.possessed) \

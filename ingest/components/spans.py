@@ -19,6 +19,7 @@ SKIPPED_KINDS = {"front_matter", "heading"}
 MIN_CONFIDENCE = 0.5
 LEADING_FILLER = {"a", "an", "the", "our", "its", "their", "this", "that", "these", "those", "his", "her", "some", "one"}
 ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+POSSESSIVE_MARKS = ("'s", "\u2019s")  # the possessive as the tokenizer splits it off: "Square's", "Square’s"
 # Link targets and bare addresses: "[Google](https://status...)" names Google, never its URL.
 MARKUP = re.compile(r"\]\([^)\s]*\)?|<?\b(?:https?://|www\.)[^\s<>()\]]+>?")
 
